@@ -1,0 +1,149 @@
+// Converters from parsed Kubernetes JSON objects to the compact metas (behaviour.md §2).
+import type { ContainerMeta, OwnerKind, OwnerMeta, OwnerRef, PodMeta } from './types.ts'
+
+// The API server sends JSON; these readers accept anything and fall back to the spec's defaults
+// (behaviour.md §9), so a malformed object can never throw here.
+type Json = Record<string, unknown>
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+const str = (v: unknown): string => (typeof v === 'string' ? v : '')
+
+/** The first `controller: true` ownerReference, if any (behaviour.md §2). */
+export function controllerOf(metadata: Json): OwnerRef | undefined {
+  const refs = metadata.ownerReferences
+  if (!Array.isArray(refs)) return undefined
+  for (const ref of refs) {
+    if (isObject(ref) && ref.controller === true) {
+      return { kind: str(ref.kind), uid: str(ref.uid), name: str(ref.name) }
+    }
+  }
+  return undefined
+}
+
+/**
+ * Parses a dotted IPv4 address into a u32 whose big-endian bytes are the octets; -1 when `s` is
+ * not an IPv4 address (IPv6, empty, garbage).
+ */
+export function parseIpv4(s: string): number {
+  let value = 0
+  let octet = 0
+  let digits = 0
+  let dots = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 48 && c <= 57) {
+      octet = octet * 10 + (c - 48)
+      if (++digits > 3 || octet > 255) return -1
+    } else if (c === 46 && digits > 0 && dots < 3) {
+      value = value * 256 + octet
+      octet = 0
+      digits = 0
+      dots++
+    } else {
+      return -1
+    }
+  }
+  if (dots !== 3 || digits === 0) return -1
+  return value * 256 + octet
+}
+
+/** Formats a u32 from {@link parseIpv4} back to dotted notation. */
+export function formatIpv4(ip: number): string {
+  return `${(ip >>> 24) & 255}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}`
+}
+
+/**
+ * Compares two strings in UTF-8 byte order (= code point order), which differs from JavaScript's
+ * UTF-16 order when a supplementary character meets one in U+E000–U+FFFF.
+ */
+export function compareUtf8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    const xs = x >= 0xd800 && x <= 0xdfff
+    const ys = y >= 0xd800 && y <= 0xdfff
+    if (xs && !ys && y >= 0xe000) return 1
+    if (ys && !xs && x >= 0xe000) return -1
+    return x - y
+  }
+  return a.length - b.length
+}
+
+function podIpOf(status: Json): { ip: number; hasIp: boolean } {
+  const podIP = str(status.podIP)
+  let ip = podIP ? parseIpv4(podIP) : -1
+  if (ip < 0 && Array.isArray(status.podIPs)) {
+    for (const entry of status.podIPs) {
+      if (!isObject(entry)) continue
+      ip = parseIpv4(str(entry.ip))
+      if (ip >= 0) break
+    }
+  }
+  return { ip: ip < 0 ? 0 : ip, hasIp: podIP.length > 0 }
+}
+
+/**
+ * Converts a `v1/Pod` JSON object to a {@link PodMeta}; `undefined` when it has no
+ * `metadata.uid` (behaviour.md §9: ignored, the caller counts it).
+ */
+export function podMetaOf(obj: unknown): PodMeta | undefined {
+  if (!isObject(obj) || !isObject(obj.metadata)) return undefined
+  const metadata = obj.metadata
+  const uid = str(metadata.uid)
+  if (!uid) return undefined
+  const spec = isObject(obj.spec) ? obj.spec : {}
+  const status = isObject(obj.status) ? obj.status : {}
+  const { ip, hasIp } = podIpOf(status)
+
+  const containers: ContainerMeta[] = []
+  const images: string[] = []
+  const statuses = status.containerStatuses
+  if (Array.isArray(statuses)) {
+    for (const cs of statuses) {
+      if (!isObject(cs)) continue
+      const image = str(cs.image)
+      if (image) images.push(image)
+      const id = str(cs.containerID)
+      if (id) containers.push({ id, name: str(cs.name), image })
+    }
+  }
+  let version = ''
+  if (images.length === 1) version = `'${images[0]}'`
+  else if (images.length > 1) version = images.sort(compareUtf8).map((i) => `'${i}'`).join(',')
+
+  const owner = controllerOf(metadata)
+  return {
+    uid,
+    name: str(metadata.name),
+    namespace: str(metadata.namespace),
+    resourceVersion: str(metadata.resourceVersion),
+    ip,
+    hasIp,
+    hostNetwork: spec.hostNetwork === true,
+    version,
+    containers,
+    ...(owner ? { owner } : {}),
+  }
+}
+
+/**
+ * Converts a ReplicaSet or Job (full object or `PartialObjectMetadata`) to an {@link OwnerMeta};
+ * `undefined` when it has no `metadata.uid`.
+ */
+export function ownerMetaOf(kind: OwnerKind, obj: unknown): OwnerMeta | undefined {
+  if (!isObject(obj) || !isObject(obj.metadata)) return undefined
+  const metadata = obj.metadata
+  const uid = str(metadata.uid)
+  if (!uid) return undefined
+  const controller = controllerOf(metadata)
+  return {
+    kind,
+    uid,
+    name: str(metadata.name),
+    namespace: str(metadata.namespace),
+    resourceVersion: str(metadata.resourceVersion),
+    ...(controller ? { controller } : {}),
+  }
+}
