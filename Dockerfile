@@ -14,8 +14,8 @@ COPY scripts ./scripts
 # deno compile downloads its base runtime here (the build has network); DENORT_BIN may point at a
 # local one instead: docker build --build-arg DENORT_BIN=/path/in/context ...
 ARG DENORT_BIN=
-ENV DENORT_BIN=${DENORT_BIN}
-RUN npm run build && npm run compile && ./dist/k8s-collector --version
+RUN if [ -z "$DENORT_BIN" ]; then unset DENORT_BIN; fi; \
+    npm run build && npm run compile && ./dist/k8s-collector --version
 
 FROM gcr.io/distroless/cc-debian12:nonroot
 COPY --from=build /src/dist/k8s-collector /usr/local/bin/k8s-collector
