@@ -1,5 +1,10 @@
 // Converters from parsed Kubernetes JSON objects to the compact metas (behaviour.md §2).
+import { createInterner } from './intern.ts'
 import type { ContainerMeta, OwnerKind, OwnerMeta, OwnerRef, PodMeta } from './types.ts'
+
+// Strings that repeat across objects (namespaces, kinds, owner names, container names, images,
+// versions) are interned so that retained metas share them.
+const intern = createInterner()
 
 // The API server sends JSON; these readers accept anything and fall back to the spec's defaults
 // (behaviour.md §9), so a malformed object can never throw here.
@@ -14,7 +19,7 @@ export function controllerOf(metadata: Json): OwnerRef | undefined {
   if (!Array.isArray(refs)) return undefined
   for (const ref of refs) {
     if (isObject(ref) && ref.controller === true) {
-      return { kind: str(ref.kind), uid: str(ref.uid), name: str(ref.name) }
+      return { kind: intern(str(ref.kind)), uid: intern(str(ref.uid)), name: intern(str(ref.name)) }
     }
   }
   return undefined
@@ -103,21 +108,21 @@ export function podMetaOf(obj: unknown): PodMeta | undefined {
   if (Array.isArray(statuses)) {
     for (const cs of statuses) {
       if (!isObject(cs)) continue
-      const image = str(cs.image)
+      const image = intern(str(cs.image))
       if (image) images.push(image)
       const id = str(cs.containerID)
-      if (id) containers.push({ id, name: str(cs.name), image })
+      if (id) containers.push({ id, name: intern(str(cs.name)), image })
     }
   }
   let version = ''
-  if (images.length === 1) version = `'${images[0]}'`
-  else if (images.length > 1) version = images.sort(compareUtf8).map((i) => `'${i}'`).join(',')
+  if (images.length === 1) version = intern(`'${images[0]}'`)
+  else if (images.length > 1) version = intern(images.sort(compareUtf8).map((i) => `'${i}'`).join(','))
 
   const owner = controllerOf(metadata)
   return {
     uid,
     name: str(metadata.name),
-    namespace: str(metadata.namespace),
+    namespace: intern(str(metadata.namespace)),
     resourceVersion: str(metadata.resourceVersion),
     ip,
     hasIp,
@@ -140,9 +145,9 @@ export function ownerMetaOf(kind: OwnerKind, obj: unknown): OwnerMeta | undefine
   const controller = controllerOf(metadata)
   return {
     kind,
-    uid,
-    name: str(metadata.name),
-    namespace: str(metadata.namespace),
+    uid: intern(uid),
+    name: intern(str(metadata.name)),
+    namespace: intern(str(metadata.namespace)),
     resourceVersion: str(metadata.resourceVersion),
     ...(controller ? { controller } : {}),
   }

@@ -1,0 +1,346 @@
+import { describe, expect, it } from 'vitest'
+import type { OwnerKind, OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
+import { createCollectorCore, type CollectorCore } from './index.ts'
+import { ctr, job, ownedBy, pod, rs, show } from './fixtures.test-helpers.ts'
+
+const config = { deleteTtlMs: 60_000, deleteCapacity: 10_000, waitingLimit: 10_000 }
+
+/** A core whose three streams have delivered their first (empty) list, connected at epoch 1. */
+function primedCore(over: Partial<typeof config> = {}, connect = true): CollectorCore {
+  const core = createCollectorCore({ ...config, ...over })
+  for (const kind of ['ReplicaSet', 'Job'] as const) {
+    core.owners(kind, { type: 'init' }, 0)
+    core.owners(kind, { type: 'initDone' }, 0)
+  }
+  core.pods({ type: 'init' }, 0)
+  core.pods({ type: 'initDone' }, 0)
+  if (connect) expect(show(core.connect(0))).toEqual(['resync 1'])
+  return core
+}
+
+const apply = <T>(object: T): StreamEvent<T> => ({ type: 'apply', object })
+const del = <T>(object: T): StreamEvent<T> => ({ type: 'delete', object })
+const DEP = 'new p1 owner=1/d1/dep-d1 ip=a000001 v=\'img:1\''
+
+describe('§3 effective owner', () => {
+  it.each<[string, OwnerMeta[], PodMeta, string]>([
+    ['no owner → NoOwner (254, "", pod name)', [], pod('p1'), 'new p1 owner=254//pod-p1'],
+    ['DaemonSet → as-is, 255', [], pod('p1', ownedBy('DaemonSet', 'ds1')), 'new p1 owner=255/ds1/daemonset-ds1'],
+    ['StatefulSet → as-is, 255', [], pod('p1', ownedBy('StatefulSet', 'ss1')), 'new p1 owner=255/ss1/statefulset-ss1'],
+    ['Node (static pod) → as-is, 255', [], pod('p1', ownedBy('Node', 'n1')), 'new p1 owner=255/n1/node-n1'],
+    ['Deployment directly → 1', [], pod('p1', ownedBy('Deployment', 'd9')), 'new p1 owner=1/d9/deployment-d9'],
+    ['ReplicaSet with a Deployment → Deployment', [rs('r1', 'd1')], pod('p1', ownedBy('ReplicaSet', 'r1')), 'new p1 owner=1/d1/dep-d1'],
+    ['bare ReplicaSet → ReplicaSet (0)', [rs('r1')], pod('p1', ownedBy('ReplicaSet', 'r1')), 'new p1 owner=0/r1/replicaset-r1'],
+    ['ReplicaSet with a non-Deployment controller → ReplicaSet', [rs('r1', undefined, { controller: { kind: 'Rollout', uid: 'x', name: 'x' } })], pod('p1', ownedBy('ReplicaSet', 'r1')), 'new p1 owner=0/r1/replicaset-r1'],
+    ['Job with a CronJob → CronJob (3)', [job('j1', 'c1')], pod('p1', ownedBy('Job', 'j1')), 'new p1 owner=3/c1/cron-c1'],
+    ['standalone Job → Job (2)', [job('j1')], pod('p1', ownedBy('Job', 'j1')), 'new p1 owner=2/j1/job-j1'],
+  ])('%s', (_name, owners, p, expected) => {
+    const core = primedCore()
+    for (const o of owners) core.owners(o.kind as OwnerKind, apply(o), 0)
+    expect(show(core.pods(apply(p), 0))[0]!.replace(/ ip=.*/, '')).toBe(expected.replace(/ ip=.*/, ''))
+  })
+
+  it('a pod whose ReplicaSet is unknown waits, and is announced when it arrives', () => {
+    const core = primedCore()
+    expect(core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)).toEqual([])
+    expect(core.stats().podsWaiting).toBe(1)
+    expect(show(core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0))).toEqual([DEP, 'ctr p1 containerd://p1-0'])
+    expect(core.stats().podsWaiting).toBe(0)
+  })
+
+  it('the waiting index de-duplicates repeated updates of a waiting pod', () => {
+    const core = primedCore()
+    for (let i = 0; i < 5; i++) core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)
+    expect(core.stats().podsWaiting).toBe(1)
+    expect(show(core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0))).toHaveLength(2)
+  })
+
+  it('an unavailable owner stream resolves pods to their direct owner, escalated on recovery (rule 5.3)', () => {
+    const core = createCollectorCore(config)
+    core.owners('ReplicaSet', { type: 'unavailable', reason: '403' }, 0)
+    core.owners('Job', { type: 'init' }, 0)
+    core.owners('Job', { type: 'initDone' }, 0)
+    core.pods({ type: 'init' }, 0)
+    core.pods({ type: 'initApply', object: pod('p1', ownedBy('ReplicaSet', 'r1')) }, 0)
+    core.pods({ type: 'initDone' }, 0)
+    expect(core.primed).toBe(true)
+    expect(show(core.connect(0))).toEqual(['resync 1', "new p1 owner=0/r1/replicaset-r1 ip=a000001 v='img:1'", 'ctr p1 containerd://p1-0'])
+    core.owners('ReplicaSet', { type: 'init' }, 0)
+    // The owner's arrival re-resolves its pods at once; containers were already sent.
+    expect(show(core.owners('ReplicaSet', { type: 'initApply', object: rs('r1', 'd1') }, 0))).toEqual([DEP])
+    expect(core.owners('ReplicaSet', { type: 'initDone' }, 0)).toEqual([])
+    expect(core.stats().available.replicasets).toBe(true)
+  })
+
+  it('pods already waiting resolve to the direct owner when the stream turns unavailable', () => {
+    const core = primedCore()
+    core.pods(apply(pod('p1', ownedBy('Job', 'j1'))), 0)
+    expect(show(core.owners('Job', { type: 'unavailable', reason: '404' }, 0))).toEqual([
+      "new p1 owner=2/j1/job-j1 ip=a000001 v='img:1'",
+      'ctr p1 containerd://p1-0',
+    ])
+  })
+
+  it('a resolved owner is remembered after the owner vanishes in a relist', () => {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
+    core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)
+    core.owners('ReplicaSet', { type: 'init' }, 0)
+    core.owners('ReplicaSet', { type: 'initDone' }, 0)
+    expect(core.stats().replicaSetsStored).toBe(0)
+    expect(core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)).toEqual([])
+    core.disconnect()
+    expect(show(core.connect(0))).toEqual(['resync 2', DEP, 'ctr p1 containerd://p1-0'])
+  })
+
+  it('a changed owner reference forgets the remembered owner', () => {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
+    core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)
+    core.owners('ReplicaSet', del(rs('r1', 'd1')), 0)
+    core.tick(61_000)
+    expect(core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r2'))), 61_000)).toEqual([])
+    expect(core.stats().podsWaiting).toBe(1)
+    expect(show(core.owners('ReplicaSet', apply(rs('r2', 'd2')), 61_000))).toEqual(["new p1 owner=1/d2/dep-d2 ip=a000001 v='img:1'"])
+  })
+})
+
+describe('§5 emission rules', () => {
+  it('5.1: a resolvable pod → pod_new_with_name then one pod_container per container with an id', () => {
+    const core = primedCore()
+    const p = pod('p1', undefined, { containers: [ctr('a', 'app'), ctr('b', 'side')] })
+    expect(show(core.pods(apply(p), 0))).toEqual(["new p1 owner=254//pod-p1 ip=a000001 v='img:1'", 'ctr p1 containerd://a', 'ctr p1 containerd://b'])
+  })
+
+  it('a pod without an IP is held back until it has one', () => {
+    const core = primedCore()
+    expect(core.pods(apply(pod('p1', undefined, { hasIp: false, ip: 0, containers: [] })), 0)).toEqual([])
+    expect(show(core.pods(apply(pod('p1')), 0))).toHaveLength(2)
+  })
+
+  it('a dual-stack or IPv6-only pod is announced (ip 0 when no IPv4)', () => {
+    const core = primedCore()
+    expect(show(core.pods(apply(pod('p1', undefined, { ip: 0, hasIp: true })), 0))[0]).toContain('ip=0 ')
+  })
+
+  it('5.2: an unchanged update sends only container tuples not sent before', () => {
+    const core = primedCore()
+    core.pods(apply(pod('p1', undefined, { containers: [ctr('a')] })), 0)
+    expect(core.pods(apply(pod('p1', undefined, { containers: [ctr('a')] })), 0)).toEqual([])
+    expect(show(core.pods(apply(pod('p1', undefined, { containers: [ctr('a'), ctr('b')] })), 0))).toEqual(['ctr p1 containerd://b'])
+    expect(core.pods(apply(pod('p1', undefined, { containers: [ctr('b'), ctr('a')] })), 0)).toEqual([])
+  })
+
+  it('5.3: a changed announcement → pod_new_with_name again, then unsent tuples', () => {
+    const core = primedCore()
+    core.pods(apply(pod('p1', undefined, { containers: [ctr('a')] })), 0)
+    expect(show(core.pods(apply(pod('p1', undefined, { version: "'img:2'", containers: [ctr('a2', 'c', 'img:2')] })), 0))).toEqual([
+      "new p1 owner=254//pod-p1 ip=a000001 v='img:2'",
+      'ctr p1 containerd://a2',
+    ])
+    expect(show(core.pods(apply(pod('p1', undefined, { ip: 0x0a000002, version: "'img:2'", containers: [ctr('a2', 'c', 'img:2')] })), 0))).toEqual([
+      "new p1 owner=254//pod-p1 ip=a000002 v='img:2'",
+    ])
+  })
+
+  it('5.3: adoption by a new controller and an owner gaining a Deployment re-announce', () => {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1')), 0)
+    core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)
+    expect(show(core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0))).toEqual([DEP])
+    expect(core.owners('ReplicaSet', apply(rs('r1', 'd1', { resourceVersion: '7' })), 0)).toEqual([]) // rule 5.6
+  })
+
+  it('5.5: deleting an announced pod sends exactly one pod_delete; unannounced pods send nothing', () => {
+    const core = primedCore()
+    core.pods(apply(pod('p1')), 0)
+    expect(show(core.pods(del(pod('p1')), 0))).toEqual(['del p1'])
+    expect(core.pods(del(pod('p1')), 0)).toEqual([])
+    core.pods(apply(pod('p2', ownedBy('ReplicaSet', 'r9'))), 0)
+    expect(core.pods(del(pod('p2', ownedBy('ReplicaSet', 'r9'))), 0)).toEqual([])
+    expect(core.stats()).toMatchObject({ podsStored: 0, podsWaiting: 0, podsAnnounced: 0 })
+  })
+
+  it('5.6: owner deletes and updates alone send nothing', () => {
+    const core = primedCore()
+    core.owners('Job', apply(job('j1', 'c1')), 0)
+    core.pods(apply(pod('p1', ownedBy('Job', 'j1'))), 0)
+    expect(core.owners('Job', apply(job('j1', 'c1')), 0)).toEqual([])
+    expect(core.owners('Job', del(job('j1', 'c1')), 0)).toEqual([])
+  })
+
+  it('nothing is emitted while disconnected; the next connection announces everything', () => {
+    const core = primedCore()
+    core.disconnect()
+    expect(core.pods(apply(pod('p1')), 0)).toEqual([])
+    expect(core.pods(del(pod('p1')), 0)).toEqual([])
+    core.pods(apply(pod('p2')), 0)
+    expect(show(core.connect(0))).toEqual(['resync 2', "new p2 owner=254//pod-p2 ip=a000001 v='img:1'", 'ctr p2 containerd://p2-0'])
+  })
+})
+
+describe('§4 tombstones', () => {
+  it('owner deleted, then a straggling pod update within the TTL: still escalated', () => {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
+    core.owners('ReplicaSet', del(rs('r1', 'd1')), 1000)
+    expect(show(core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 30_000))).toEqual([DEP, 'ctr p1 containerd://p1-0'])
+  })
+
+  it('TTL expiry happens on tick with no further events; nextDeadline tells when', () => {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
+    core.owners('ReplicaSet', del(rs('r1', 'd1')), 1000)
+    expect(core.nextDeadline()).toBe(61_000)
+    core.tick(60_999)
+    expect(core.stats().tombstones).toBe(1)
+    core.tick(61_000)
+    expect(core.stats().tombstones).toBe(0)
+    expect(core.nextDeadline()).toBeUndefined()
+    expect(core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 61_000)).toEqual([])
+    expect(core.stats().podsWaiting).toBe(1)
+  })
+
+  it('capacity evicts the oldest tombstone first', () => {
+    const core = primedCore({ deleteCapacity: 2 })
+    for (const id of ['r1', 'r2', 'r3']) {
+      core.owners('ReplicaSet', apply(rs(id, `d-${id}`)), 0)
+      core.owners('ReplicaSet', del(rs(id, `d-${id}`)), 0)
+    }
+    expect(core.stats().tombstones).toBe(2)
+    expect(core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 1)).toEqual([])
+    expect(show(core.pods(apply(pod('p3', ownedBy('ReplicaSet', 'r3'))), 1))[0]).toContain('owner=1/d-r3')
+  })
+
+  it('pod deletes are never deferred', () => {
+    const core = primedCore()
+    core.pods(apply(pod('p1')), 0)
+    expect(show(core.pods(del(pod('p1')), 0))).toEqual(['del p1'])
+    expect(core.stats().podsStored).toBe(0)
+  })
+})
+
+describe('§6 epochs, priming and relists', () => {
+  it('primed only after the first initDone (or unavailable) of all three streams', () => {
+    const core = createCollectorCore(config)
+    expect(core.primed).toBe(false)
+    core.pods({ type: 'init' }, 0)
+    core.pods({ type: 'initDone' }, 0)
+    core.owners('ReplicaSet', { type: 'init' }, 0)
+    core.owners('ReplicaSet', { type: 'initDone' }, 0)
+    expect(core.primed).toBe(false)
+    core.markUnavailable('jobs', 'priming timeout')
+    expect(core.primed).toBe(true)
+    expect(core.stats().available.jobs).toBe(false)
+  })
+
+  it('relist of owners then pods: the first epoch announces the pod with its Deployment', () => {
+    const core = createCollectorCore(config)
+    core.owners('ReplicaSet', { type: 'init' }, 0)
+    core.owners('ReplicaSet', { type: 'initApply', object: rs('r1', 'd1') }, 0)
+    core.owners('ReplicaSet', { type: 'initDone' }, 0)
+    core.owners('Job', { type: 'init' }, 0)
+    core.owners('Job', { type: 'initDone' }, 0)
+    core.pods({ type: 'init' }, 0)
+    expect(core.pods({ type: 'initApply', object: pod('p1', ownedBy('ReplicaSet', 'r1')) }, 0)).toEqual([])
+    core.pods({ type: 'initDone' }, 0)
+    expect(show(core.connect(0))).toEqual(['resync 1', DEP, 'ctr p1 containerd://p1-0'])
+  })
+
+  it('pods listed before their owners are announced at the first connection', () => {
+    const core = createCollectorCore(config)
+    core.pods({ type: 'init' }, 0)
+    core.pods({ type: 'initApply', object: pod('p1', ownedBy('Job', 'j1')) }, 0)
+    core.pods({ type: 'initDone' }, 0)
+    core.owners('Job', { type: 'init' }, 0)
+    core.owners('Job', { type: 'initApply', object: job('j1', 'c1') }, 0)
+    core.owners('Job', { type: 'initDone' }, 0)
+    core.owners('ReplicaSet', { type: 'init' }, 0)
+    core.owners('ReplicaSet', { type: 'initDone' }, 0)
+    expect(show(core.connect(0))[1]).toContain('owner=3/c1/cron-c1')
+  })
+
+  it('each new connection: epoch + 1, pod_resync, full announcement', () => {
+    const core = primedCore()
+    core.pods(apply(pod('p1')), 0)
+    core.disconnect()
+    expect(show(core.connect(0)).slice(0, 2)).toEqual(['resync 2', "new p1 owner=254//pod-p1 ip=a000001 v='img:1'"])
+    core.disconnect()
+    expect(show(core.connect(0))[0]).toBe('resync 3')
+  })
+
+  it('a pod relist while connected sends the difference: deletes for vanished pods, new/changed pods, no resync', () => {
+    const core = primedCore()
+    core.pods(apply(pod('p1')), 0)
+    core.pods(apply(pod('p2')), 0)
+    core.pods({ type: 'init' }, 0)
+    expect(core.pods({ type: 'initApply', object: pod('p1') }, 0)).toEqual([])
+    expect(show(core.pods({ type: 'initApply', object: pod('p3') }, 0))).toHaveLength(2)
+    expect(show(core.pods({ type: 'initApply', object: pod('p1', undefined, { version: "'v2'" }) }, 0))).toEqual([
+      "new p1 owner=254//pod-p1 ip=a000001 v='v2'",
+    ])
+    expect(show(core.pods({ type: 'initDone' }, 0))).toEqual(['del p2'])
+    expect(core.stats().epoch).toBe(1)
+  })
+
+  it('an owner relist releases waiting pods; owners not relisted vanish without messages', () => {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
+    core.pods(apply(pod('p2', ownedBy('ReplicaSet', 'r2'))), 0)
+    core.owners('ReplicaSet', { type: 'init' }, 0)
+    expect(show(core.owners('ReplicaSet', { type: 'initApply', object: rs('r2') }, 0))).toHaveLength(2)
+    expect(core.owners('ReplicaSet', { type: 'initDone' }, 0)).toEqual([])
+    expect(core.stats().replicaSetsStored).toBe(1)
+  })
+
+  it('waiting limit: asks for an owner relist, then a new epoch on the same connection, with backoff', () => {
+    const core = primedCore({ waitingLimit: 2, forcedResyncMinIntervalMs: 60_000, forcedResyncMaxIntervalMs: 240_000 })
+    core.pods(apply(pod('ok')), 0)
+    core.pods(apply(pod('w1', ownedBy('ReplicaSet', 'x1'))), 0)
+    expect(core.takeRelistRequest()).toBe(false)
+    core.pods(apply(pod('w2', ownedBy('ReplicaSet', 'x2'))), 0)
+    expect(core.takeRelistRequest()).toBe(true)
+    expect(core.takeRelistRequest()).toBe(false)
+    for (const kind of ['ReplicaSet', 'Job'] as const) core.owners(kind, { type: 'init' }, 1)
+    expect(core.owners('ReplicaSet', { type: 'initDone' }, 1)).toEqual([])
+    expect(show(core.owners('Job', { type: 'initDone' }, 1))).toEqual(['resync 2', "new ok owner=254//pod-ok ip=a000001 v='img:1'", 'ctr ok containerd://ok-0'])
+    expect(core.stats().forcedResyncs).toBe(1)
+    // still over the limit: next attempt not before 60 s, then 120 s, capped at 240 s
+    expect(core.nextDeadline()).toBe(60_000)
+    core.tick(59_999)
+    expect(core.takeRelistRequest()).toBe(false)
+    core.tick(60_000)
+    expect(core.takeRelistRequest()).toBe(true)
+    for (const kind of ['ReplicaSet', 'Job'] as const) core.owners(kind, { type: 'initDone' }, 60_001)
+    core.tick(60_000 + 119_999)
+    expect(core.takeRelistRequest()).toBe(false)
+    core.tick(180_000)
+    expect(core.takeRelistRequest()).toBe(true)
+  })
+})
+
+describe('scenario catalogue (legacy collectors, adapted)', () => {
+  it('pod first, then its ReplicaSet: emitted on the owner\'s arrival with the Deployment', () => {
+    const core = primedCore()
+    expect(core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)).toEqual([])
+    expect(show(core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0))[0]).toBe(DEP)
+  })
+
+  it('owner first, then pod: emitted at once', () => {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
+    expect(show(core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0))[0]).toBe(DEP)
+  })
+
+  it('pod deleted, then its owner arrives: nothing emitted', () => {
+    const core = primedCore()
+    core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)
+    core.pods(del(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)
+    expect(core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)).toEqual([])
+  })
+
+  it('hostNetwork pods carry is_host_network', () => {
+    const core = primedCore()
+    expect(show(core.pods(apply(pod('p1', ownedBy('DaemonSet', 'ds'), { hostNetwork: true })), 0))[0]).toContain(' host')
+  })
+})
