@@ -1,4 +1,7 @@
 // The benchmark sections `npm run bench` runs, in order.
+import { benchCodec } from './codec.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
 
-export const sections: Record<string, (opts: BenchOptions) => Promise<BenchSection>> = {}
+export const sections: Record<string, (opts: BenchOptions) => Promise<BenchSection>> = {
+  codec: benchCodec,
+}
