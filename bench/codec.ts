@@ -48,7 +48,7 @@ export async function benchCodec(opts: BenchOptions): Promise<BenchSection> {
   const ts = 1700000000000000000n
 
   // Encode only.
-  let raw = new Uint8Array(0)
+  let raw: Uint8Array = new Uint8Array(0)
   const encodeMs = best(reps, () => {
     const w = createMessageWriter()
     for (const m of msgs) w.write(m, ts)
