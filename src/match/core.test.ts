@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { OwnerKind, OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
-import { createCollectorCore, type CollectorCore } from './index.ts'
+import { createCollectorCore, type CollectorCore, type CoreConfig } from './index.ts'
 import { ctr, job, ownedBy, pod, rs, show } from './fixtures.test-helpers.ts'
 
-const config = { deleteTtlMs: 60_000, deleteCapacity: 10_000, waitingLimit: 10_000 }
+const config: CoreConfig = { deleteTtlMs: 60_000, deleteCapacity: 10_000, waitingLimit: 10_000 }
 
 /** A core whose three streams have delivered their first (empty) list, connected at epoch 1. */
-function primedCore(over: Partial<typeof config> = {}, connect = true): CollectorCore {
+function primedCore(over: Partial<CoreConfig> = {}, connect = true): CollectorCore {
   const core = createCollectorCore({ ...config, ...over })
   for (const kind of ['ReplicaSet', 'Job'] as const) {
     core.owners(kind, { type: 'init' }, 0)
