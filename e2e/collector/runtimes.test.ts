@@ -1,0 +1,102 @@
+// Issue 5's end-to-end test: the built collector — bundle on Node, bundle on Deno, and the offline
+// single executable — against the API simulator and the tap, over real sockets.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTap, type Tap } from '../../src/tap/index.ts'
+import { startSimulator, type Simulator } from '../sim/index.ts'
+import { converged, expectedPods, metric, RUNTIMES, startCollector, waitFor, type CollectorProcess } from './harness.ts'
+import { createEveryOwnerShape } from './workload.ts'
+
+const KIND_OF: Record<number, string> = { 0: 'ReplicaSet', 1: 'Deployment', 2: 'Job', 3: 'CronJob', 254: 'NoOwner', 255: 'other' }
+
+describe.each(Object.keys(RUNTIMES))('collector on %s', (runtime) => {
+  const hostname = `e2e-${runtime}`
+  let sim: Simulator
+  let tap: Tap
+  let tapPort: number
+  let collector: CollectorProcess
+  let dir: string
+  let kubeconfig: string
+
+  beforeAll(async () => {
+    const cmd = RUNTIMES[runtime]!
+    const artifact = cmd.find((a) => a.includes('/dist/'))!
+    if (!existsSync(artifact)) throw new Error(`${artifact} is missing: run \`npm run build\` and \`npm run compile:sea\` first (npm test does)`)
+    dir = mkdtempSync(join(tmpdir(), 'kc-e2e-'))
+    kubeconfig = join(dir, 'kubeconfig')
+    sim = await startSimulator({ nodes: 2, jobRunMs: 600_000 })
+    await sim.writeKubeconfig(kubeconfig)
+    createEveryOwnerShape(sim)
+    await waitFor('the workload to run', () => (expectedPods(sim).length >= 12 ? true : undefined), { describe: () => expectedPods(sim).length })
+    tap = await startTap({ listen: { host: '127.0.0.1', port: 0 } })
+    tapPort = tap.tcpPort
+    collector = await startCollector(cmd, { kubeconfig, intakePort: tapPort, hostname })
+  }, 60_000)
+
+  afterAll(async () => {
+    if (collector?.child.exitCode === null) collector.child.kill('SIGKILL')
+    await tap?.close()
+    await sim?.close()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('announces every owner shape with the right owner, IP, version and containers at epoch 1', async () => {
+    const conn = await converged(tap, sim, hostname, 30_000).catch((err: Error) => {
+      throw new Error(`${err.message}\ncollector stderr (tail):\n${collector.stderr().slice(-3000)}`)
+    })
+    expect(conn.epochs).toEqual([1])
+    expect(conn.version).toBe('0.11.0')
+    const kinds = new Set(conn.pods.map((p) => KIND_OF[p.ownerKind]))
+    expect([...kinds].sort()).toEqual(['CronJob', 'Deployment', 'Job', 'NoOwner', 'ReplicaSet', 'other'])
+    const byName = (prefix: string) => conn.pods.filter((p) => p.podName.startsWith(prefix))
+    expect(byName('web-').every((p) => p.ownerKind === 1 && p.ownerName === 'web')).toBe(true)
+    expect(byName('agent-').every((p) => p.ownerKind === 255 && p.ownerName === 'agent')).toBe(true)
+    expect(byName('db-').every((p) => p.ownerKind === 255 && p.ownerName === 'db')).toBe(true)
+    expect(byName('bare').find((p) => p.podName === 'bare')).toMatchObject({ ownerKind: 254, ownerUid: '', ownerName: 'bare' })
+    expect(byName('hostnet-').every((p) => p.isHostNetwork && p.ip.startsWith('172.18.'))).toBe(true)
+    expect(byName('web-').every((p) => p.ip.startsWith('10.244.') && p.version === "'busybox:1.36','nginx:1.25'" && p.containers.length === 2)).toBe(true)
+    expect(conn.counters.ignored).toBe(0)
+  })
+
+  it('delivers a pod delete promptly', async () => {
+    const victim = expectedPods(sim).find((p) => p.podName === 'bare')!
+    sim.delete('pods', 'default', 'bare')
+    await waitFor('the bare pod to leave the tap', () => {
+      const conn = [...tap.state().connections].reverse().find((c) => c.open && c.hostname === hostname)
+      return conn && !conn.pods.some((p) => p.uid === victim.uid) ? true : undefined
+    }, { timeoutMs: 5_000 })
+    await converged(tap, sim, hostname)
+  })
+
+  it('relists after a watch 410 without a resync and without duplicates', async () => {
+    const before = await collector.metrics()
+    const gone = (text: string) => metric(text, 'k8s_collector_watch_relists_total', 'cause="gone"') ?? 0
+    const goneBefore = gone(before)
+    const connBefore = [...tap.state().connections].reverse().find((c) => c.open && c.hostname === hostname)!
+    const newBefore = connBefore.counters.byType.pod_new_with_name ?? 0
+    sim.faults.compact()
+    sim.faults.dropWatches({ abrupt: true })
+    sim.delete('pods', 'default', 'host-bare')
+    await waitFor('a relist caused by 410', async () => (gone(await collector.metrics()) > goneBefore ? true : undefined), { timeoutMs: 20_000 })
+    const conn = await converged(tap, sim, hostname)
+    expect(conn.id).toBe(connBefore.id)
+    expect(conn.epochs).toEqual([1])
+    // Unchanged pods are not announced again.
+    expect(conn.counters.byType.pod_new_with_name ?? 0).toBe(newBefore)
+  })
+
+  it('starts epoch 2 with the complete set on a new connection after the reducer restarts', async () => {
+    await tap.close()
+    tap = await startTap({ listen: { host: '127.0.0.1', port: tapPort } })
+    const conn = await converged(tap, sim, hostname, 30_000)
+    expect(conn.epochs).toEqual([2])
+  })
+
+  it('exits 0 promptly on SIGTERM', async () => {
+    const { code, ms } = await collector.stop()
+    expect(code).toBe(0)
+    expect(ms).toBeLessThan(5_000)
+  })
+})
