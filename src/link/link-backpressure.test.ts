@@ -1,0 +1,75 @@
+// The link against a reducer that stops reading: dropped by byte limit or drain timeout, then reconnected.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { IngestMessage } from '../ingest/index.ts'
+import { logger } from '../observe/log.ts'
+import type { DisconnectReason } from './config.ts'
+import { startFakeReducer, types } from './fake-reducer.test-helper.ts'
+import { createReducerLink } from './link.ts'
+
+beforeAll(() => {
+  logger.level = -999
+})
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+/** ~20 KB of base64 noise: LZ4 cannot shrink it, so the socket really has that much to write. */
+function noisyContainer(i: number): IngestMessage {
+  const bytes = crypto.getRandomValues(new Uint8Array(15_000))
+  return { type: 'pod_container', uid: `u${i}`, containerId: `containerd://${i}`, containerName: 'c', containerImage: Buffer.from(bytes).toString('base64') }
+}
+
+/** Runs a link against a reducer that never reads its first connection; returns how that session ended. */
+async function stuckFirstConnection(limits: { drainTimeoutMs: number; maxBufferedBytes: number }) {
+  const r = await startFakeReducer({ reads: (i) => i > 0 })
+  cleanups.push(() => r.close())
+  const ended: DisconnectReason[] = []
+  let sessions = 0
+  const link = createReducerLink({
+    host: '127.0.0.1',
+    port: r.port,
+    hostname: 'h',
+    heartbeatIntervalMs: 25,
+    flushDelayMs: 5,
+    backoffInitialMs: 10,
+    backoffMaxMs: 20,
+    ...limits,
+    onSession() {
+      sessions++
+      // Far more than the kernel buffers of a loopback connection whose reader is stuck.
+      if (sessions === 1) for (let i = 0; i < 600; i++) link.send([noisyContainer(i)])
+      else link.send([{ type: 'pod_resync', resyncCount: BigInt(sessions) }])
+    },
+    onDisconnect: (reason) => void ended.push(reason),
+  })
+  const ac = new AbortController()
+  const done = link.run(ac.signal)
+  cleanups.push(async () => {
+    ac.abort()
+    await done
+  })
+  const second = await r.connection(1, 10_000)
+  await second.waitFor((m) => m.some((x) => x.type === 'pod_resync'), 5_000, 'the second session')
+  expect(types(second.messages).slice(0, 2)).toEqual(['version_info', 'connect'])
+  return { ended, link }
+}
+
+describe('reducer link: stuck reducer (behaviour.md §7)', () => {
+  it('drops the connection when too many bytes wait to be written, then reconnects', async () => {
+    const { ended, link } = await stuckFirstConnection({ drainTimeoutMs: 60_000, maxBufferedBytes: 256 * 1024 })
+    expect(ended[0]).toMatchObject({ cause: 'buffer_overflow' })
+    expect(ended[0]!.error?.name).toBe('BackpressureError')
+    expect(link.stats().disconnects.buffer_overflow).toBe(1)
+    expect(link.stats().connects).toBe(2)
+    // Nothing of the first session is replayed: the new session starts from its handshake.
+    expect(link.stats().bufferedBytes).toBeLessThan(256 * 1024)
+  })
+
+  it('drops the connection when the socket has not drained within the drain timeout', async () => {
+    const { ended, link } = await stuckFirstConnection({ drainTimeoutMs: 150, maxBufferedBytes: 1024 ** 3 })
+    expect(ended[0]).toMatchObject({ cause: 'drain_timeout' })
+    expect(link.stats().disconnects.drain_timeout).toBe(1)
+  })
+})

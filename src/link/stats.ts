@@ -1,0 +1,97 @@
+// The link's counters (one mutable record, snapshot by `stats()`) and their Prometheus metrics.
+import { DEFAULT_SECONDS_BUCKETS, type HistogramChild, type Registry } from '../observe/metrics.ts'
+import type { ConnectErrorCause, DisconnectCause } from './errors.ts'
+
+/** The link's phase (see link.ts's `LinkState`). */
+export type LinkPhase = 'idle' | 'connecting' | 'connected' | 'backoff' | 'stopped'
+
+/** Counters since the link was created. */
+export interface LinkCounters {
+  /** Sessions established (handshake written). */
+  connects: number
+  /** Sessions established after the first one. */
+  reconnects: number
+  connectErrors: Record<ConnectErrorCause, number>
+  disconnects: Record<DisconnectCause, number>
+  /** Messages handed to the socket (handshake and heartbeats included). */
+  messagesSent: number
+  /** Uncompressed message bytes handed to the socket (version_info included). */
+  rawBytesSent: number
+  /** Bytes handed to the socket: version_info + LZ4 frame bytes. */
+  wireBytesSent: number
+  flushes: number
+  /** Messages with a blob shortened to fit 65,536 bytes (behaviour.md §9). */
+  shortenedMessages: number
+  /** Messages that could not be encoded (invalid field values), skipped. */
+  encodeErrors: number
+  /** Messages given to `send` while no session was up (behaviour.md §7: never queued). */
+  droppedWhileDisconnected: number
+}
+
+/** A snapshot of the link. */
+export interface LinkStats extends Readonly<Omit<LinkCounters, 'connectErrors' | 'disconnects'>> {
+  readonly state: LinkPhase
+  readonly connectErrors: Readonly<Record<ConnectErrorCause, number>>
+  readonly disconnects: Readonly<Record<DisconnectCause, number>>
+  /** Age of the current session, ms (0 while not connected). */
+  readonly connectionAgeMs: number
+  /** Bytes waiting in the socket to be written (0 while not connected). */
+  readonly bufferedBytes: number
+  /** Consecutive attempts without a session that lasted the backoff reset time (sizes the next backoff). */
+  readonly consecutiveFailures: number
+}
+
+export function createCounters(): LinkCounters {
+  return {
+    connects: 0,
+    reconnects: 0,
+    connectErrors: { dns: 0, timeout: 0, refused: 0, unreachable: 0, other: 0 },
+    disconnects: { peer_closed: 0, socket_error: 0, drain_timeout: 0, buffer_overflow: 0, shutdown: 0 },
+    messagesSent: 0,
+    rawBytesSent: 0,
+    wireBytesSent: 0,
+    flushes: 0,
+    shortenedMessages: 0,
+    encodeErrors: 0,
+    droppedWhileDisconnected: 0,
+  }
+}
+
+/** Buckets of the event-to-wire latency, seconds (the flush delay is 100 ms). */
+export const LATENCY_BUCKETS: readonly number[] = DEFAULT_SECONDS_BUCKETS
+
+/**
+ * Registers the `k8s_collector_link_*` metrics on `registry`, read from `read()` at scrape time,
+ * and returns the event-to-wire latency histogram the link observes into.
+ */
+export function registerLinkMetrics(registry: Registry, read: () => LinkStats): HistogramChild {
+  const p = 'k8s_collector_link_'
+  const counter = (name: string, help: string, pick: (s: LinkStats) => number): void => {
+    registry.counter({ name: p + name, help, collect: () => pick(read()) })
+  }
+  const byCause = (record: Readonly<Record<string, number>>) => Object.entries(record).map(([k, v]) => [[k], v] as const)
+  registry.gauge({ name: `${p}up`, help: 'Whether a session with the reducer is established (1) or not (0).', collect: () => (read().state === 'connected' ? 1 : 0) })
+  registry.gauge({ name: `${p}connection_age_seconds`, help: 'Age of the current reducer session, seconds (0 while disconnected).', collect: () => read().connectionAgeMs / 1000 })
+  registry.gauge({ name: `${p}buffered_bytes`, help: 'Bytes waiting in the socket to be written to the reducer.', collect: () => read().bufferedBytes })
+  counter('connects_total', 'Reducer sessions established.', (s) => s.connects)
+  counter('reconnects_total', 'Reducer sessions established after the first one.', (s) => s.reconnects)
+  registry.counter({
+    name: `${p}connect_errors_total`,
+    help: 'Failed connection attempts by cause.',
+    labelNames: ['cause'],
+    collect: () => byCause(read().connectErrors),
+  })
+  registry.counter({ name: `${p}disconnects_total`, help: 'Ended reducer sessions by cause.', labelNames: ['cause'], collect: () => byCause(read().disconnects) })
+  counter('messages_sent_total', 'Messages written to the reducer socket.', (s) => s.messagesSent)
+  counter('raw_bytes_sent_total', 'Uncompressed message bytes written to the reducer socket.', (s) => s.rawBytesSent)
+  counter('wire_bytes_sent_total', 'Bytes written to the reducer socket (after LZ4).', (s) => s.wireBytesSent)
+  counter('flushes_total', 'Flushes to the reducer socket.', (s) => s.flushes)
+  counter('shortened_messages_total', 'Messages with a field shortened to fit 65,536 bytes.', (s) => s.shortenedMessages)
+  counter('encode_errors_total', 'Messages skipped because they could not be encoded.', (s) => s.encodeErrors)
+  counter('dropped_messages_total', 'Messages dropped because no reducer session was up (the next session resyncs).', (s) => s.droppedWhileDisconnected)
+  return registry.histogram({
+    name: `${p}event_to_wire_seconds`,
+    help: 'Time from an event being handed to the link until the flush that wrote it, seconds.',
+    buckets: LATENCY_BUCKETS,
+  })
+}
