@@ -1,0 +1,122 @@
+// The watch layer's error types, one per failure site, and the predicates recovery decides on
+// (style.md §7, kube-api.md "Recovery algorithm").
+
+/** The API server answered with a non-success HTTP status (or an in-stream `ERROR` Status). */
+export class KubeApiError extends Error {
+  override name = 'KubeApiError'
+  /** HTTP status, or the Status object's `code` for in-stream errors. */
+  readonly status: number
+  /** The Status object's `reason` (`Expired`, `Gone`, `Forbidden`, …), '' when absent. */
+  readonly reason: string
+  /** `Retry-After` in milliseconds (429/503), undefined when absent. */
+  readonly retryAfterMs: number | undefined
+  /** True when the error arrived as an `ERROR` event inside a 200 watch body. */
+  readonly inStream: boolean
+
+  constructor(opts: { status: number; reason?: string; message?: string; retryAfterMs?: number; inStream?: boolean }) {
+    const reason = opts.reason ?? ''
+    const where = opts.inStream ? 'watch ERROR' : `HTTP ${opts.status}`
+    super(`${where}${reason ? ` ${reason}` : ''}${opts.message ? `: ${opts.message}` : ''}`)
+    this.status = opts.status
+    this.reason = reason
+    this.retryAfterMs = opts.retryAfterMs
+    this.inStream = opts.inStream ?? false
+  }
+}
+
+/** The connection failed: refused, reset, TLS failure, or the body ended inside a line. */
+export class KubeTransportError extends Error {
+  override name = 'KubeTransportError'
+}
+
+/** No bytes arrived for the idle timeout (kube-api.md recovery step 6). */
+export class KubeIdleTimeoutError extends Error {
+  override name = 'KubeIdleTimeoutError'
+}
+
+/** A streaming list made no progress and sent no end bookmark in time (fallback to LIST). */
+export class KubeInitialEventsTimeoutError extends Error {
+  override name = 'KubeInitialEventsTimeoutError'
+}
+
+/** A response body line or list body that is not valid JSON (behaviour.md §9). */
+export class KubeDecodeError extends Error {
+  override name = 'KubeDecodeError'
+}
+
+/** A watch that ended cleanly within the short-watch window without any event (kube-api.md step 3). */
+export class KubeShortWatchError extends Error {
+  override name = 'KubeShortWatchError'
+}
+
+/** The request was cancelled by the caller's AbortSignal or closed by the watch layer itself. */
+export class KubeAbortedError extends Error {
+  override name = 'KubeAbortedError'
+}
+
+/** No usable kubeconfig or in-cluster service account (a CLI-level error). */
+export class KubeConfigError extends Error {
+  override name = 'KubeConfigError'
+}
+
+/** Every error the watch layer yields as a value. */
+export type KubeError =
+  | KubeApiError
+  | KubeTransportError
+  | KubeIdleTimeoutError
+  | KubeInitialEventsTimeoutError
+  | KubeDecodeError
+  | KubeShortWatchError
+  | KubeAbortedError
+
+/** 410 Gone / reason Expired or Gone: the resourceVersion or continue token is too old → relist. */
+export function isGone(err: unknown): boolean {
+  return err instanceof KubeApiError && (err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone')
+}
+
+/** 403/404: RBAC denies the resource or its API group is absent → the stream is unavailable (behaviour.md §3). */
+export function isUnavailable(err: unknown): boolean {
+  return err instanceof KubeApiError && !err.inStream && (err.status === 403 || err.status === 404)
+}
+
+/** Anything the watcher retries with backoff (everything but an abort). */
+export function isRetryable(err: unknown): boolean {
+  return !(err instanceof KubeAbortedError)
+}
+
+/** A short label for counters: the HTTP status, or the error class for non-HTTP failures. */
+export function errorLabel(err: KubeError): string {
+  switch (err.name) {
+    case 'KubeApiError':
+      return String((err as KubeApiError).status)
+    case 'KubeTransportError':
+      return 'network'
+    case 'KubeIdleTimeoutError':
+      return 'idle'
+    case 'KubeInitialEventsTimeoutError':
+      return 'initialEventsTimeout'
+    case 'KubeDecodeError':
+      return 'malformed'
+    case 'KubeShortWatchError':
+      return 'shortWatch'
+    default:
+      return 'aborted'
+  }
+}
+
+/** Normalises anything thrown below the watcher into a {@link KubeError}. */
+export function toKubeError(err: unknown): KubeError {
+  if (
+    err instanceof KubeApiError ||
+    err instanceof KubeTransportError ||
+    err instanceof KubeIdleTimeoutError ||
+    err instanceof KubeInitialEventsTimeoutError ||
+    err instanceof KubeDecodeError ||
+    err instanceof KubeShortWatchError ||
+    err instanceof KubeAbortedError
+  ) {
+    return err
+  }
+  const message = err instanceof Error ? err.message : String(err)
+  return new KubeTransportError(message, { cause: err })
+}

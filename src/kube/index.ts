@@ -1,0 +1,28 @@
+// The Kubernetes watch layer: a client for the API server and the three list+watch streams
+// (pods, replicasets, jobs) as AsyncIterables of StreamEvents (behaviour.md §1, §8; kube-api.md).
+//
+//   const client = createKubeClient({ kubeconfigPath })          // or KUBECONFIG / ~/.kube/config / in-cluster
+//   const pods = watchPods(client, { signal })                    // AsyncIterable<StreamEvent<PodMeta>> + stats
+//   for await (const ev of pods) { … }                            // init, initApply…, initDone, apply, delete, unavailable
+export { createKubeClient, loadKubeConfig } from './client.ts'
+export type { KubeClient, KubeClientOptions, KubeRequestOptions, KubeResponse, WatchListSupport } from './client.ts'
+export { watchJobs, watchPods, watchReplicaSets, watchResource } from './stream.ts'
+export type { WatchOptions, WatchStream } from './stream.ts'
+export type { RelistCause, WatchPhase, WatchStats } from './stats.ts'
+export { jobsResource, podsResource, replicaSetsResource } from './resources.ts'
+export type { ResourceSpec } from './resources.ts'
+export type { BackoffConfig } from './backoff.ts'
+export {
+  KubeAbortedError,
+  KubeApiError,
+  KubeConfigError,
+  KubeDecodeError,
+  KubeIdleTimeoutError,
+  KubeInitialEventsTimeoutError,
+  KubeShortWatchError,
+  KubeTransportError,
+  isGone,
+  isRetryable,
+  isUnavailable,
+} from './errors.ts'
+export type { KubeError } from './errors.ts'

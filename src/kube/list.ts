@@ -1,0 +1,70 @@
+// One page of a paginated LIST (kube-api.md "LIST"), converted item by item to compact metas.
+import type { KubeClient } from './client.ts'
+import { KubeDecodeError } from './errors.ts'
+import type { ResourceSpec } from './resources.ts'
+import { responseError } from './status.ts'
+
+/** A converted LIST page. */
+export interface ListPage<T> {
+  /** Converted items, in the server's order; objects without `metadata.uid` are left out. */
+  readonly items: T[]
+  /** Items left out because they had no `metadata.uid`. */
+  readonly dropped: number
+  /** The list's snapshot revision (`metadata.resourceVersion`). */
+  readonly resourceVersion: string
+  /** `metadata.continue`; '' on the last page. */
+  readonly continueToken: string
+}
+
+/** What to fetch. */
+export interface ListPageRequest {
+  /** `limit` (kube-api.md: 500). */
+  readonly limit: number
+  /** The previous page's `continue` token; unset for the first page. */
+  readonly continueToken?: string
+  readonly signal?: AbortSignal
+  /** No bytes for this long → {@link KubeIdleTimeoutError}. */
+  readonly idleTimeoutMs: number
+}
+
+type Json = Record<string, unknown>
+
+/**
+ * Fetches one page (resourceVersion unset: a consistent read). Throws a KubeApiError for any
+ * non-200 status (410 on a continue page means: restart the list), KubeDecodeError for a body
+ * that is not a list.
+ */
+export async function fetchListPage<T extends { readonly resourceVersion: string }>(
+  client: KubeClient,
+  spec: ResourceSpec<T>,
+  req: ListPageRequest,
+): Promise<ListPage<T>> {
+  let query = `?limit=${req.limit}`
+  if (req.continueToken) query += `&continue=${encodeURIComponent(req.continueToken)}`
+  const res = await client.get(spec.path + query, { accept: spec.listAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs })
+  if (res.status !== 200) throw await responseError(res)
+  const text = await res.text()
+  let body: Json
+  try {
+    body = JSON.parse(text) as Json
+  } catch (err) {
+    throw new KubeDecodeError(`${spec.name} list: body is not JSON (${text.length} chars): ${(err as Error).message}`)
+  }
+  const metadata = (typeof body?.metadata === 'object' && body.metadata !== null ? body.metadata : {}) as Json
+  const rv = typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : ''
+  if (!Array.isArray(body.items) || !rv) {
+    throw new KubeDecodeError(`${spec.name} list: no items or no metadata.resourceVersion`)
+  }
+  const raw = body.items as unknown[]
+  const items: T[] = []
+  for (let i = 0; i < raw.length; i++) {
+    const meta = spec.convert(raw[i])
+    if (meta !== undefined) items.push(meta)
+  }
+  return {
+    items,
+    dropped: raw.length - items.length,
+    resourceVersion: rv,
+    continueToken: typeof metadata.continue === 'string' ? metadata.continue : '',
+  }
+}

@@ -1,0 +1,49 @@
+// The three watched collections (behaviour.md §1): where they live, what to Accept, how to convert.
+import { ownerMetaOf, podMetaOf } from '../model/convert.ts'
+import type { OwnerMeta, PodMeta } from '../model/types.ts'
+
+/** A watched collection across all namespaces and the converter applied to each of its objects. */
+export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
+  /** The plural, used in logs and stats (`pods`, `replicasets`, `jobs`). */
+  readonly name: string
+  /** Collection path, e.g. `/api/v1/pods`. */
+  readonly path: string
+  /** `Accept` for LIST requests. */
+  readonly listAccept: string
+  /** `Accept` for WATCH requests (and streaming lists, which are watches). */
+  readonly watchAccept: string
+  /** Parsed JSON object → compact meta; undefined when it has no `metadata.uid` (behaviour.md §9). */
+  readonly convert: (obj: unknown) => T | undefined
+}
+
+const JSON_ONLY = 'application/json'
+// kube-api.md "Metadata only": plural for LIST, singular for WATCH, full objects as the fallback.
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
+const METADATA_WATCH = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json'
+
+/** `v1/Pod`, full objects (containerStatuses and podIPs are needed). */
+export const podsResource: ResourceSpec<PodMeta> = {
+  name: 'pods',
+  path: '/api/v1/pods',
+  listAccept: JSON_ONLY,
+  watchAccept: JSON_ONLY,
+  convert: podMetaOf,
+}
+
+/** `apps/v1` ReplicaSets, metadata only. */
+export const replicaSetsResource: ResourceSpec<OwnerMeta> = {
+  name: 'replicasets',
+  path: '/apis/apps/v1/replicasets',
+  listAccept: METADATA_LIST,
+  watchAccept: METADATA_WATCH,
+  convert: (obj) => ownerMetaOf('ReplicaSet', obj),
+}
+
+/** `batch/v1` Jobs, metadata only. */
+export const jobsResource: ResourceSpec<OwnerMeta> = {
+  name: 'jobs',
+  path: '/apis/batch/v1/jobs',
+  listAccept: METADATA_LIST,
+  watchAccept: METADATA_WATCH,
+  convert: (obj) => ownerMetaOf('Job', obj),
+}

@@ -1,0 +1,39 @@
+// Turning a non-success response (or an in-stream ERROR object) into a KubeApiError (kube-api.md).
+import type { KubeResponse } from './client.ts'
+import { KubeApiError } from './errors.ts'
+
+type Json = Record<string, unknown>
+
+/** A `Retry-After` value (delta-seconds or HTTP date) in ms; undefined when absent or unparsable. */
+export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (!value) return undefined
+  const text = value.trim()
+  if (/^\d+$/.test(text)) return Number(text) * 1000
+  const at = Date.parse(text)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+/** Builds the error of a `Status` object (`{kind:"Status",code,reason,message}`), falling back to `status`. */
+export function statusError(obj: unknown, status: number, extra: { retryAfterMs?: number; inStream?: boolean } = {}): KubeApiError {
+  const s = typeof obj === 'object' && obj !== null ? (obj as Json) : {}
+  const code = typeof s.code === 'number' && s.code > 0 ? s.code : status
+  return new KubeApiError({
+    status: extra.inStream ? code : status,
+    reason: typeof s.reason === 'string' ? s.reason : '',
+    message: typeof s.message === 'string' ? s.message : '',
+    retryAfterMs: extra.retryAfterMs,
+    inStream: extra.inStream,
+  })
+}
+
+/** Reads a failed response's body (at most 64 KiB) and returns its {@link KubeApiError}. */
+export async function responseError(res: KubeResponse): Promise<KubeApiError> {
+  let body: unknown
+  try {
+    const text = await res.text(65_536)
+    body = JSON.parse(text)
+  } catch {
+    body = undefined // not a Status object (a proxy's HTML page, a cut connection): the status code suffices
+  }
+  return statusError(body, res.status, { retryAfterMs: parseRetryAfter(res.header('retry-after')) })
+}

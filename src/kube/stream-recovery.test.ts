@@ -1,0 +1,239 @@
+// Recovery of the watch streams against a real HTTPS server (kube-api.md "Recovery algorithm"):
+// resume, relist on 410, idle timeout, backoff and Retry-After, unavailability, malformed lines, abort.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { PodMeta } from '../model/types.ts'
+import { collect, count } from './collect.test-helpers.ts'
+import {
+  listBody,
+  podObject,
+  sendJson,
+  sendStatus,
+  startFakeApiServer,
+  startWatchBody,
+  statusObject,
+  type FakeApiServer,
+  type FakeRequest,
+  type Handler,
+  type WatchWriter,
+} from './fake-apiserver.test-helpers.ts'
+import { watchPods, type WatchOptions } from './stream.ts'
+
+let api: FakeApiServer
+let ac: AbortController
+let writers: WatchWriter[]
+beforeEach(async () => {
+  api = await startFakeApiServer()
+  ac = new AbortController()
+  writers = []
+})
+afterEach(async () => {
+  ac.abort()
+  await api.close()
+})
+
+const PODS = '/api/v1/pods'
+const fast = (): WatchOptions => ({ signal: ac.signal, backoff: { initialMs: 10, maxMs: 50 }, watchTimeoutSecs: [300, 301] })
+const watch = (fn: (w: WatchWriter, req: FakeRequest) => void = () => {}): Handler => (req, res) => {
+  const w = startWatchBody(res)
+  writers.push(w)
+  fn(w, req)
+}
+/** A streaming list of one pod `a` ending at `rv`, then `then(w)`. */
+const synced = (rv: number, then: (w: WatchWriter) => void = () => {}): Handler =>
+  watch((w) => {
+    w.event('ADDED', podObject({ name: 'a', rv: rv - 1 }))
+    w.bookmark(rv, true)
+    then(w)
+  })
+const rvOf = (r: FakeRequest): string | null => r.query.get('resourceVersion')
+const names = (events: { type: string }[]): string[] =>
+  events.map((e) => ('object' in e ? `${e.type}:${(e.object as PodMeta).name}@${(e.object as PodMeta).resourceVersion}` : e.type))
+
+describe('watch recovery', () => {
+  it('resumes from the last revision after a clean end, without a relist', async () => {
+    api.script(
+      PODS,
+      synced(10, (w) => {
+        w.event('MODIFIED', podObject({ name: 'a', rv: 11 }))
+        w.end()
+      }),
+      watch((w) => w.event('MODIFIED', podObject({ name: 'a', rv: 12 }))),
+    )
+    const stream = watchPods(api.client(), fast())
+    const got = collect(stream)
+    await got.until((e) => e.length >= 5)
+    expect(names(got.events)).toEqual(['init', 'initApply:a@9', 'initDone', 'apply:a@11', 'apply:a@12'])
+    const resumed = api.requests[1]
+    expect(rvOf(resumed)).toBe('11')
+    expect(resumed.query.has('sendInitialEvents')).toBe(false)
+    expect(stream.stats).toMatchObject({ watchRestarts: 1, errors: {}, relists: { initial: 1, gone: 0 } })
+  })
+
+  it('relists after an in-stream ERROR 410 Expired', async () => {
+    api.script(
+      PODS,
+      synced(10, (w) => {
+        w.event('ERROR', statusObject(410, 'Expired', 'too old resource version: 5 (10)'))
+        w.end()
+      }),
+      watch((w) => {
+        w.event('ADDED', podObject({ name: 'b', rv: 19 }))
+        w.bookmark(20, true)
+      }),
+    )
+    const stream = watchPods(api.client(), fast())
+    const got = collect(stream)
+    await got.until((e) => count(e, 'initDone') === 2)
+    expect(names(got.events)).toEqual(['init', 'initApply:a@9', 'initDone', 'init', 'initApply:b@19', 'initDone'])
+    expect(api.requests[1].query.get('sendInitialEvents')).toBe('true')
+    expect(stream.stats.relists).toMatchObject({ initial: 1, gone: 1 })
+    expect(stream.stats.errors).toEqual({ '410': 1 })
+  })
+
+  it('relists after HTTP 410 on a watch request (paginated mode)', async () => {
+    api.script(
+      PODS,
+      (_r, res) => sendJson(res, 200, listBody('PodList', [podObject({ name: 'a', rv: 3 })], 10)),
+      (_r, res) => sendStatus(res, 410, 'Gone', 'too old resource version'),
+      (_r, res) => sendJson(res, 200, listBody('PodList', [podObject({ name: 'b', rv: 13 })], 20)),
+    )
+    const stream = watchPods(api.client({ streamingList: 'never' }), fast())
+    const got = collect(stream)
+    await got.until((e) => count(e, 'initDone') === 2)
+    const [, w1, , w2] = await api.waitForRequests(4)
+    expect([rvOf(w1), rvOf(w2)]).toEqual(['10', '20'])
+    expect(stream.stats.relists.gone).toBe(1)
+  })
+
+  it('detects a stalled connection with the idle timeout and re-watches from the same revision', async () => {
+    api.script(PODS, synced(10))
+    const stream = watchPods(api.client(), { ...fast(), idleTimeoutMs: 300 })
+    collect(stream)
+    const [, again] = await api.waitForRequests(2)
+    expect(rvOf(again)).toBe('10')
+    await writers[0].closed // the stalled socket was closed by the client
+    expect(stream.stats.errors).toEqual({ idle: 1 })
+    expect(stream.stats.lastError?.label).toBe('idle')
+  })
+
+  it('re-watches from the same revision after a connection reset', async () => {
+    api.script(PODS, synced(10, (w) => setTimeout(() => w.destroy(), 20)))
+    const stream = watchPods(api.client(), fast())
+    collect(stream)
+    const [, again] = await api.waitForRequests(2)
+    expect(rvOf(again)).toBe('10')
+    expect(stream.stats.errors).toEqual({ network: 1 })
+  })
+
+  it('backs off 0.8 s doubling with full jitter, honours Retry-After, and keeps the revision', async () => {
+    const delays: number[] = []
+    api.script(
+      PODS,
+      synced(10, (w) => w.end()),
+      (_r, res) => sendStatus(res, 429, 'TooManyRequests', 'storage is (re)initializing', { 'Retry-After': '3' }),
+      (_r, res) => sendStatus(res, 500, 'InternalError'),
+      (_r, res) => sendStatus(res, 503, 'ServiceUnavailable'),
+    )
+    const stream = watchPods(api.client(), {
+      signal: ac.signal,
+      random: () => 0.5,
+      sleep: async (ms) => {
+        delays.push(ms)
+      },
+    })
+    collect(stream)
+    const requests = await api.waitForRequests(5)
+    expect(requests.slice(1).map(rvOf)).toEqual(['10', '10', '10', '10'])
+    expect(delays).toEqual([3000, 800, 1600])
+    expect(stream.stats.errors).toEqual({ '429': 1, '500': 1, '503': 1 })
+    // Each watch asked for a server timeout in [300, 600) s (random 0.5 → 450).
+    expect(requests.slice(1).map((r) => r.query.get('timeoutSeconds'))).toEqual(['450', '450', '450', '450'])
+  })
+
+  it('counts a watch that ends at once without events as an error (backoff)', async () => {
+    const delays: number[] = []
+    api.script(
+      PODS,
+      (_r, res) => sendJson(res, 200, listBody('PodList', [], 10)),
+      watch((w) => w.end()),
+    )
+    const stream = watchPods(api.client({ streamingList: 'never' }), { signal: ac.signal, random: () => 0.5, sleep: async (ms) => void delays.push(ms) })
+    collect(stream)
+    const [, , again] = await api.waitForRequests(3)
+    expect(rvOf(again)).toBe('10')
+    expect(stream.stats.errors).toEqual({ shortWatch: 1 })
+    expect(delays).toEqual([400])
+  })
+
+  it('403 → unavailable once, retried with backoff; available again at the next initDone; 404 likewise', async () => {
+    api.script(
+      PODS,
+      (_r, res) => sendStatus(res, 403, 'Forbidden', 'pods is forbidden: User "collector" cannot watch resource "pods"'),
+      (_r, res) => sendStatus(res, 403, 'Forbidden'),
+      synced(10, (w) => w.end()),
+      (_r, res) => sendStatus(res, 404, 'NotFound'),
+      synced(20),
+    )
+    const stream = watchPods(api.client(), fast())
+    const got = collect(stream)
+    await got.until((e) => count(e, 'unavailable') === 1)
+    expect(stream.stats.availability).toBe('unavailable')
+    await got.until((e) => count(e, 'initDone') === 2)
+    expect(names(got.events)).toEqual(['unavailable', 'init', 'initApply:a@9', 'initDone', 'unavailable', 'init', 'initApply:a@19', 'initDone'])
+    expect(got.events[0]).toEqual({ type: 'unavailable', reason: 'HTTP 403 Forbidden: pods is forbidden: User "collector" cannot watch resource "pods"' })
+    expect(stream.stats).toMatchObject({ availability: 'available', errors: { '403': 2, '404': 1 }, relists: { unavailable: 2 } })
+  })
+
+  it('ends the watch on a malformed line, counts it, and resumes from the last revision', async () => {
+    api.script(
+      PODS,
+      synced(10, (w) => {
+        w.event('MODIFIED', podObject({ name: 'a', rv: 11 }))
+        w.raw('{"type":"MODIFIED","object":{"metadata":\n')
+        w.event('MODIFIED', podObject({ name: 'a', rv: 99 })) // never read: the watch ended
+      }),
+      watch((w) => w.event('MODIFIED', podObject({ name: 'a', rv: 12 }))),
+    )
+    const stream = watchPods(api.client(), fast())
+    const got = collect(stream)
+    await got.until((e) => count(e, 'apply') === 2)
+    expect(names(got.events).slice(3)).toEqual(['apply:a@11', 'apply:a@12'])
+    expect(rvOf(api.requests[1])).toBe('11')
+    expect(stream.stats).toMatchObject({ malformedLines: 1, errors: { malformed: 1 } })
+    await writers[0].closed
+  })
+})
+
+describe('cancellation', () => {
+  it('aborting ends the iterable and closes the watch socket', async () => {
+    api.script(PODS, synced(10))
+    const stream = watchPods(api.client(), fast())
+    const got = collect(stream)
+    await got.until((e) => count(e, 'initDone') === 1)
+    ac.abort()
+    expect(await got.done).toBeUndefined()
+    await writers[0].closed
+    expect(stream.stats.phase).toBe('stopped')
+  })
+
+  it('aborting during a long backoff ends the iterable without waiting it out', async () => {
+    api.script(PODS, (_r, res) => sendStatus(res, 500, 'InternalError'))
+    const stream = watchPods(api.client(), { signal: ac.signal, backoff: { initialMs: 600_000, maxMs: 600_000 }, random: () => 0.99 })
+    const got = collect(stream)
+    await api.waitForRequests(1)
+    await got.until(() => stream.stats.phase === 'backoff')
+    ac.abort()
+    const ended = await Promise.race([got.done.then(() => 'ended'), new Promise((r) => setTimeout(() => r('still sleeping'), 5000))])
+    expect(ended).toBe('ended')
+  })
+
+  it('breaking out of the loop closes the connection', async () => {
+    api.script(PODS, synced(10))
+    const stream = watchPods(api.client(), fast())
+    for await (const ev of stream) {
+      if (ev.type === 'initDone') break
+    }
+    await writers[0].closed
+    expect(stream.stats.phase).toBe('stopped')
+  })
+})

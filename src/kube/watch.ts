@@ -1,0 +1,146 @@
+// One WATCH request (or streaming list, which is a watch): framing, parsing and converting each
+// line as it arrives (kube-api.md "WATCH", "Streaming lists").
+import type { KubeClient } from './client.ts'
+import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError, type KubeApiError } from './errors.ts'
+import { LineFramer } from './lines.ts'
+import type { ResourceSpec } from './resources.ts'
+import { responseError, statusError } from './status.ts'
+import { startWatchdog, type Watchdog } from './watchdog.ts'
+
+/** One decoded watch line. Objects are already converted; `object` is undefined when it had no uid. */
+export type WatchItem<T> =
+  | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T | undefined; readonly resourceVersion: string }
+  | { readonly type: 'BOOKMARK'; readonly resourceVersion: string; readonly initialEventsEnd: boolean }
+  | { readonly type: 'ERROR'; readonly error: KubeApiError }
+
+/** The parameters of one watch request. */
+export interface WatchRequest {
+  /** Start after this revision; unset for a streaming list (resourceVersionMatch=NotOlderThan, RV unset). */
+  readonly resourceVersion?: string
+  /** Ask for a streaming list: `sendInitialEvents=true&resourceVersionMatch=NotOlderThan`. */
+  readonly streamingList: boolean
+  /** `timeoutSeconds`: the server ends the body cleanly after this long. */
+  readonly timeoutSeconds: number
+  /** No bytes for this long → KubeIdleTimeoutError (kube-api.md step 6: timeoutSeconds + 30 s). */
+  readonly idleTimeoutMs: number
+  /** Streaming list only: no initial event and no end bookmark for this long → KubeInitialEventsTimeoutError. */
+  readonly initialEventsTimeoutMs?: number
+  readonly signal?: AbortSignal
+}
+
+/** An open watch body. It closes itself at the end, on any error, or by `close()`. */
+export interface WatchConnection<T> {
+  /** The next item; null at the clean end of the body. Rejects with a KubeError (then it is closed). */
+  next(): Promise<WatchItem<T> | null>
+  close(): void
+  /** Non-empty lines received so far. */
+  readonly lines: number
+}
+
+type Json = Record<string, unknown>
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end'
+
+function metadataOf(obj: unknown): Json | undefined {
+  const m = typeof obj === 'object' && obj !== null ? (obj as Json).metadata : undefined
+  return typeof m === 'object' && m !== null ? (m as Json) : undefined
+}
+
+function rvOf(obj: unknown): string {
+  const rv = metadataOf(obj)?.resourceVersion
+  return typeof rv === 'string' ? rv : ''
+}
+
+/**
+ * Opens a watch on `spec`'s collection. Throws a KubeApiError for a non-200 status (422 for an
+ * unsupported streaming list, 410 for a too-old RV on some servers, 403/404/429/5xx).
+ */
+export async function openWatch<T extends { readonly resourceVersion: string }>(
+  client: KubeClient,
+  spec: ResourceSpec<T>,
+  req: WatchRequest,
+): Promise<WatchConnection<T>> {
+  let query = `?watch=1&allowWatchBookmarks=true&timeoutSeconds=${req.timeoutSeconds}`
+  if (req.streamingList) query += '&sendInitialEvents=true&resourceVersionMatch=NotOlderThan'
+  if (req.resourceVersion) query += `&resourceVersion=${encodeURIComponent(req.resourceVersion)}`
+  const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs })
+  if (res.status !== 200) throw await responseError(res)
+
+  const framer = new LineFramer()
+  let batch: string[] = []
+  let at = 0
+  let lines = 0
+  let initialDog: Watchdog | undefined
+  if (req.streamingList && req.initialEventsTimeoutMs !== undefined) {
+    const ms = req.initialEventsTimeoutMs
+    initialDog = startWatchdog(ms, () =>
+      res.close(new KubeInitialEventsTimeoutError(`${spec.name}: no initial event and no end bookmark for ${ms} ms`)),
+    )
+  }
+  const close = (): void => {
+    initialDog?.stop()
+    res.close()
+  }
+
+  const parse = (line: string): WatchItem<T> => {
+    let ev: Json
+    try {
+      ev = JSON.parse(line) as Json
+    } catch (err) {
+      throw new KubeDecodeError(`${spec.name} watch: malformed line (${line.length} chars, ${JSON.stringify(line.slice(0, 60))}…): ${(err as Error).message}`)
+    }
+    const obj = ev?.object
+    switch (ev?.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+      case 'DELETED': {
+        initialDog?.kick()
+        const meta = spec.convert(obj)
+        return { type: ev.type, object: meta, resourceVersion: meta !== undefined ? meta.resourceVersion : rvOf(obj) }
+      }
+      case 'BOOKMARK': {
+        const annotations = metadataOf(obj)?.annotations as Json | undefined
+        const initialEventsEnd = annotations?.[INITIAL_EVENTS_END] === 'true'
+        if (initialEventsEnd) initialDog?.stop()
+        return { type: 'BOOKMARK', resourceVersion: rvOf(obj), initialEventsEnd }
+      }
+      case 'ERROR':
+        return { type: 'ERROR', error: statusError(obj, 500, { inStream: true }) }
+      default:
+        throw new KubeDecodeError(`${spec.name} watch: unknown event type ${JSON.stringify(ev?.type)}`)
+    }
+  }
+
+  const next = async (): Promise<WatchItem<T> | null> => {
+    for (;;) {
+      while (at < batch.length) {
+        const line = batch[at++]
+        if (line.length === 0 || line === '\r') continue
+        lines++
+        return parse(line)
+      }
+      const chunk = await res.read()
+      if (chunk === null) {
+        close()
+        if (framer.rest().trim() !== '') throw new KubeTransportError(`${spec.name} watch: body ended inside a line`)
+        return null
+      }
+      batch = framer.push(chunk)
+      at = 0
+    }
+  }
+
+  return {
+    async next() {
+      try {
+        return await next()
+      } catch (err) {
+        close()
+        throw err
+      }
+    },
+    close,
+    get lines() {
+      return lines
+    },
+  }
+}

@@ -1,0 +1,272 @@
+// State machine steps with a fake clock and scripted requests (the HTTP path is covered by
+// stream-*.test.ts against a real HTTPS server).
+import { describe, expect, it } from 'vitest'
+import type { OwnerMeta } from '../model/types.ts'
+import type { WatchListSupport } from './client.ts'
+import { KubeApiError, KubeDecodeError, KubeInitialEventsTimeoutError, KubeShortWatchError, KubeTransportError } from './errors.ts'
+import type { ListPage } from './list.ts'
+import { createWatchStats } from './stats.ts'
+import type { WatchConnection, WatchItem } from './watch.ts'
+import { step, type State, type StepContext } from './watcher.ts'
+
+type M = OwnerMeta
+const meta = (name: string, rv: string): M => ({ kind: 'ReplicaSet', uid: `uid-${name}`, name, namespace: 'ns', resourceVersion: rv })
+
+/** A connection replaying items; an Error item is thrown, running out is the clean end. */
+function conn(items: Array<WatchItem<M> | Error>): WatchConnection<M> & { closed: boolean } {
+  let lines = 0
+  const c = {
+    closed: false,
+    async next() {
+      const item = items.shift()
+      if (item === undefined) return null
+      if (item instanceof Error) throw item
+      lines++
+      return item
+    },
+    close() {
+      c.closed = true
+    },
+    get lines() {
+      return lines
+    },
+  }
+  return c
+}
+
+function harness(opts: { support?: WatchListSupport; pages?: Array<ListPage<M> | Error>; watches?: Array<WatchConnection<M> | Error> } = {}) {
+  let t = 10_000
+  const calls: string[] = []
+  const pages = opts.pages ?? []
+  const watches = opts.watches ?? []
+  const logs: string[] = []
+  const ctx: StepContext<M> = {
+    api: {
+      async listPage(token) {
+        calls.push(`list ${token ?? '-'}`)
+        const p = pages.shift()
+        if (!p) throw new Error('unexpected list')
+        if (p instanceof Error) throw p
+        return p
+      },
+      async watch(req) {
+        calls.push(req.streamingList ? 'streamingList' : `watch ${req.resourceVersion}`)
+        const w = watches.shift()
+        if (!w) throw new Error('unexpected watch')
+        if (w instanceof Error) throw w
+        return w
+      },
+    },
+    support: { watchList: opts.support ?? 'unknown' },
+    now: () => t,
+    shortWatchMs: 1000,
+    stats: createWatchStats('replicasets'),
+    log: { warn: (m: unknown) => logs.push(String(m)), error: (m: unknown) => logs.push(String(m)), info: (m: unknown) => logs.push(String(m)) },
+  }
+  return { ctx, calls, logs, advance: (ms: number) => (t += ms) }
+}
+
+const page = (items: M[], rv: string, continueToken = '', dropped = 0): ListPage<M> => ({ items, resourceVersion: rv, continueToken, dropped })
+const added = (m: M): WatchItem<M> => ({ type: 'ADDED', object: m, resourceVersion: m.resourceVersion })
+const bookmark = (rv: string, initialEventsEnd = false): WatchItem<M> => ({ type: 'BOOKMARK', resourceVersion: rv, initialEventsEnd })
+const empty: State<M> = { type: 'empty', cause: 'initial' }
+
+describe('watcher step: streaming list', () => {
+  it('opens a streaming list, yields init, initApply per ADDED, initDone at the end bookmark, then watches on', async () => {
+    const c = conn([added(meta('a', '5')), added(meta('b', '6')), bookmark('9', true), { type: 'MODIFIED', object: meta('a', '10'), resourceVersion: '10' }])
+    const h = harness({ watches: [c] })
+    let r = await step(empty, h.ctx)
+    expect(r.events).toEqual([{ type: 'init' }])
+    expect(r.next.type).toBe('initialEvents')
+    r = await step(r.next, h.ctx)
+    expect(r.events).toEqual([{ type: 'initApply', object: meta('a', '5') }])
+    r = await step(r.next, h.ctx)
+    r = await step(r.next, h.ctx)
+    expect(r.events).toEqual([{ type: 'initDone' }])
+    expect(r.next).toMatchObject({ type: 'watching', resourceVersion: '9' })
+    expect(h.ctx.support.watchList).toBe('supported')
+    expect(h.ctx.stats.availability).toBe('available')
+    r = await step(r.next, h.ctx)
+    expect(r.events).toEqual([{ type: 'apply', object: meta('a', '10') }])
+    expect(r.next).toMatchObject({ type: 'watching', resourceVersion: '10' })
+    expect(h.calls).toEqual(['streamingList'])
+    expect(h.ctx.stats.relists.initial).toBe(1)
+    expect(h.ctx.stats.listMode).toBe('streaming')
+  })
+
+  it('falls back to LIST without backoff on 422 and remembers it', async () => {
+    const h = harness({ watches: [new KubeApiError({ status: 422, reason: 'Invalid' })], pages: [page([meta('a', '3')], '7')] })
+    let r = await step(empty, h.ctx)
+    expect(r).toEqual({ events: [], next: { type: 'empty', cause: 'fallback' } })
+    expect(h.ctx.support.watchList).toBe('unsupported')
+    r = await step(r.next, h.ctx)
+    expect(r.events).toEqual([{ type: 'init' }, { type: 'initApply', object: meta('a', '3') }, { type: 'initDone' }])
+    expect(r.next).toEqual({ type: 'listed', resourceVersion: '7' })
+    expect(h.calls).toEqual(['streamingList', 'list -'])
+    expect(h.ctx.stats.relists).toMatchObject({ initial: 0, fallback: 1 })
+  })
+
+  it.each([
+    ['a bookmark without the annotation', bookmark('4')],
+    ['a MODIFIED event', { type: 'MODIFIED', object: meta('a', '4'), resourceVersion: '4' } as WatchItem<M>],
+    ['a DELETED event', { type: 'DELETED', object: meta('a', '4'), resourceVersion: '4' } as WatchItem<M>],
+  ])('falls back when the server sends %s before the end bookmark', async (_what, item) => {
+    const c = conn([added(meta('a', '3')), item])
+    const h = harness({ watches: [c] })
+    let r = await step(empty, h.ctx)
+    r = await step(r.next, h.ctx)
+    r = await step(r.next, h.ctx)
+    expect(r).toEqual({ events: [], next: { type: 'empty', cause: 'fallback' } })
+    expect(c.closed).toBe(true)
+    expect(h.ctx.support.watchList).toBe('unsupported')
+  })
+
+  it('falls back when the body ends or the initial events time out before the end bookmark', async () => {
+    for (const items of [[], [new KubeInitialEventsTimeoutError('slow')]]) {
+      const h = harness({ watches: [conn(items)] })
+      const r = await step((await step(empty, h.ctx)).next, h.ctx)
+      expect(r).toEqual({ events: [], next: { type: 'empty', cause: 'fallback' } })
+    }
+  })
+
+  it('restarts the whole list after backoff when the connection fails midway', async () => {
+    const h = harness({ watches: [conn([added(meta('a', '3')), new KubeTransportError('reset')])] })
+    let r = await step(empty, h.ctx)
+    r = await step(r.next, h.ctx)
+    r = await step(r.next, h.ctx)
+    expect(r.next).toEqual({ type: 'empty', cause: 'error' })
+    expect(r.error).toBeInstanceOf(KubeTransportError)
+    expect(h.ctx.support.watchList).toBe('unknown')
+  })
+})
+
+describe('watcher step: paginated list', () => {
+  it('pages with continue tokens and completes at the last page', async () => {
+    const h = harness({ support: 'unsupported', pages: [page([meta('a', '1')], '9', 'tok1'), page([meta('b', '2')], '9', '', 2)] })
+    let r = await step(empty, h.ctx)
+    expect(r.events).toEqual([{ type: 'init' }, { type: 'initApply', object: meta('a', '1') }])
+    expect(r.next).toEqual({ type: 'listPage', continueToken: 'tok1' })
+    r = await step(r.next, h.ctx)
+    expect(r.events).toEqual([{ type: 'initApply', object: meta('b', '2') }, { type: 'initDone' }])
+    expect(r.next).toEqual({ type: 'listed', resourceVersion: '9' })
+    expect(h.calls).toEqual(['list -', 'list tok1'])
+    expect(h.ctx.stats.droppedNoUid).toBe(2)
+  })
+
+  it('restarts the list on 410 on a continue page, retries the same page on 500', async () => {
+    const gone = new KubeApiError({ status: 410, reason: 'Expired' })
+    const h = harness({ support: 'unsupported', pages: [page([], '9', 'tok1'), new KubeApiError({ status: 500 }), gone] })
+    const first = await step(empty, h.ctx)
+    const retry = await step(first.next, h.ctx)
+    expect(retry.next).toEqual({ type: 'listPage', continueToken: 'tok1' })
+    expect(retry.error).toBeInstanceOf(KubeApiError)
+    const expired = await step(retry.next, h.ctx)
+    expect(expired).toEqual({ events: [], next: { type: 'empty', cause: 'gone' }, error: gone })
+  })
+})
+
+describe('watcher step: watching', () => {
+  const watching = (c: WatchConnection<M>, openedAt = 10_000): State<M> => ({ type: 'watching', conn: c, resourceVersion: '20', openedAt })
+
+  it('opens a watch from the listed revision', async () => {
+    const c = conn([])
+    const h = harness({ watches: [c] })
+    const r = await step({ type: 'listed', resourceVersion: '20' }, h.ctx)
+    expect(h.calls).toEqual(['watch 20'])
+    expect(r.next).toMatchObject({ type: 'watching', resourceVersion: '20', openedAt: 10_000 })
+  })
+
+  it('maps ADDED/MODIFIED to apply, DELETED to delete, and tracks revisions from events and bookmarks', async () => {
+    const c = conn([
+      added(meta('a', '21')),
+      { type: 'DELETED', object: meta('a', '22'), resourceVersion: '22' },
+      bookmark('30'),
+      { type: 'MODIFIED', object: undefined, resourceVersion: '31' },
+    ])
+    const h = harness()
+    let r = await step(watching(c), h.ctx)
+    expect(r.events).toEqual([{ type: 'apply', object: meta('a', '21') }])
+    r = await step(r.next, h.ctx)
+    expect(r.events).toEqual([{ type: 'delete', object: meta('a', '22') }])
+    r = await step(r.next, h.ctx)
+    expect(r.events).toEqual([])
+    expect(r.next).toMatchObject({ resourceVersion: '30' })
+    r = await step(r.next, h.ctx)
+    expect(r.events).toEqual([])
+    expect(r.next).toMatchObject({ resourceVersion: '31' })
+    expect(h.ctx.stats).toMatchObject({ droppedNoUid: 1, resourceVersion: '31', events: { bookmark: 1 } })
+  })
+
+  it('re-watches from the last revision on a clean end; a quiet end within 1 s is an error', async () => {
+    const h = harness()
+    const late = await step(watching(conn([]), 10_000 - 1000), h.ctx)
+    expect(late).toEqual({ events: [], next: { type: 'listed', resourceVersion: '20' } })
+    const early = await step(watching(conn([]), 10_000 - 999), h.ctx)
+    expect(early.next).toEqual({ type: 'listed', resourceVersion: '20' })
+    expect(early.error).toBeInstanceOf(KubeShortWatchError)
+    const busy = conn([bookmark('25')])
+    let r = await step(watching(busy), h.ctx)
+    r = await step(r.next, h.ctx)
+    expect(r).toEqual({ events: [], next: { type: 'listed', resourceVersion: '25' } })
+  })
+
+  it('relists on an in-stream ERROR 410 (code or reason), re-watches on other errors', async () => {
+    const h = harness()
+    for (const error of [new KubeApiError({ status: 410, reason: 'Expired', inStream: true }), new KubeApiError({ status: 500, reason: 'Gone', inStream: true })]) {
+      const c = conn([{ type: 'ERROR', error }])
+      const r = await step(watching(c), h.ctx)
+      expect(r).toEqual({ events: [], next: { type: 'empty', cause: 'gone' }, error })
+      expect(c.closed).toBe(true)
+    }
+    const other = new KubeApiError({ status: 500, reason: 'InternalError', inStream: true })
+    const r = await step(watching(conn([{ type: 'ERROR', error: other }])), h.ctx)
+    expect(r).toEqual({ events: [], next: { type: 'listed', resourceVersion: '20' }, error: other })
+  })
+
+  it('ends the watch loudly on a malformed line and resumes from the last revision', async () => {
+    const h = harness()
+    const bad = new KubeDecodeError('malformed line')
+    let r = await step(watching(conn([added(meta('a', '21')), bad])), h.ctx)
+    r = await step(r.next, h.ctx)
+    expect(r).toEqual({ events: [], next: { type: 'listed', resourceVersion: '21' }, error: bad })
+    expect(h.ctx.stats.malformedLines).toBe(1)
+    expect(h.logs.some((l) => l.includes('malformed line'))).toBe(true)
+  })
+
+  it('re-watches from the same revision after 429 and 5xx, relists after HTTP 410', async () => {
+    const h = harness({
+      watches: [new KubeApiError({ status: 429, retryAfterMs: 2000 }), new KubeApiError({ status: 503 }), new KubeApiError({ status: 410, reason: 'Gone' })],
+    })
+    const listed: State<M> = { type: 'listed', resourceVersion: '20' }
+    expect((await step(listed, h.ctx)).next).toEqual(listed)
+    expect((await step(listed, h.ctx)).next).toEqual(listed)
+    expect((await step(listed, h.ctx)).next).toEqual({ type: 'empty', cause: 'gone' })
+  })
+})
+
+describe('watcher step: availability (behaviour.md §3)', () => {
+  it('yields unavailable once on 403/404, relists, and becomes available at the next initDone', async () => {
+    const h = harness({
+      support: 'unsupported',
+      watches: [new KubeApiError({ status: 403, reason: 'Forbidden' })],
+      pages: [new KubeApiError({ status: 404, reason: 'NotFound' }), page([meta('a', '1')], '5')],
+    })
+    const a = await step({ type: 'listed', resourceVersion: '20' }, h.ctx)
+    expect(a.events).toEqual([{ type: 'unavailable', reason: 'HTTP 403 Forbidden' }])
+    expect(a.next).toEqual({ type: 'empty', cause: 'unavailable' })
+    expect(h.ctx.stats.availability).toBe('unavailable')
+    const b = await step(a.next, h.ctx)
+    expect(b.events).toEqual([])
+    expect(b.error).toBeInstanceOf(KubeApiError)
+    const c = await step(b.next, h.ctx)
+    expect(c.events.at(-1)).toEqual({ type: 'initDone' })
+    expect(h.ctx.stats.availability).toBe('available')
+    expect(h.ctx.stats.relists.unavailable).toBe(1)
+  })
+
+  it('yields unavailable before the first initDone too (priming must not wait for it)', async () => {
+    const h = harness({ support: 'unsupported', pages: [new KubeApiError({ status: 403 })] })
+    const r = await step(empty, h.ctx)
+    expect(r.events).toEqual([{ type: 'unavailable', reason: 'HTTP 403' }])
+  })
+})
