@@ -1,0 +1,100 @@
+// Response and request-body helpers: JSON bodies, Status errors, streamed lists with backpressure.
+import { Buffer } from 'node:buffer'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { errors, SimApiError } from '../api/errors.ts'
+
+const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }
+const MAX_BODY = 3 * 1024 * 1024
+
+/** Writes a complete JSON response. */
+export function sendJson(res: ServerResponse, status: number, body: string | Uint8Array, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body
+  res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': String(bytes.byteLength), ...headers })
+  res.end(bytes)
+}
+
+/** Writes an error as a `v1/Status` (anything else than a SimApiError is a 500). */
+export function sendError(res: ServerResponse, err: unknown): void {
+  const apiErr = err instanceof SimApiError ? err : errors.internal(err instanceof Error ? err.message : String(err))
+  const headers: Record<string, string> = {}
+  if (apiErr.code === 429 || (apiErr.code === 504 && apiErr.details?.retryAfterSeconds)) {
+    headers['Retry-After'] = String(apiErr.details?.retryAfterSeconds ?? 1)
+  }
+  sendJson(res, apiErr.code, JSON.stringify(apiErr.toStatus()), headers)
+}
+
+/** Starts a streamed JSON response (chunked, headers flushed at once). */
+export function startStream(res: ServerResponse, status = 200): void {
+  res.writeHead(status, { ...JSON_HEADERS, 'Transfer-Encoding': 'chunked' })
+  res.flushHeaders()
+}
+
+/** Resolves when the response can take more data (or is gone: then false). */
+export function drained(res: ServerResponse): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      res.off('drain', onDrain)
+      res.off('close', onClose)
+      resolve(ok)
+    }
+    const onDrain = () => done(true)
+    const onClose = () => done(false)
+    res.on('drain', onDrain)
+    res.on('close', onClose)
+  })
+}
+
+/**
+ * Streams `head`, the items separated by commas, then `tail`, in ~64 KiB writes that respect
+ * backpressure: a 150,000-pod list never sits whole in memory as one string.
+ */
+export async function streamItems(
+  res: ServerResponse, head: string, count: number, item: (i: number) => Uint8Array, tail: string,
+): Promise<void> {
+  startStream(res)
+  const comma = Buffer.from(',')
+  let parts: Uint8Array[] = [Buffer.from(head)]
+  let size = 0
+  for (let i = 0; i < count; i++) {
+    if (i > 0) parts.push(comma)
+    const b = item(i)
+    parts.push(b)
+    size += b.byteLength + 1
+    if (size >= 65536) {
+      const ok = res.write(Buffer.concat(parts))
+      parts = []
+      size = 0
+      if (!ok && !(await drained(res))) return
+    }
+  }
+  parts.push(Buffer.from(tail))
+  res.end(Buffer.concat(parts))
+}
+
+/** Reads and parses a JSON request body (undefined when empty); 400 on bad JSON, 413 when too large. */
+export async function readJsonBody(req: IncomingMessage): Promise<any> {
+  const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
+  if (type && !type.endsWith('json')) {
+    req.resume()
+    throw new SimApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json (got ${type})`)
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += chunk.length
+    if (size > MAX_BODY) throw new SimApiError(413, 'RequestEntityTooLarge', 'the request body is too large')
+    chunks.push(chunk as Buffer)
+  }
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (!text.trim()) return undefined
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw errors.badRequest(`the body of the request is not valid JSON: ${(err as Error).message}`)
+  }
+}

@@ -1,0 +1,198 @@
+// One open watch: a queue of lines written with backpressure, bookmarks, server timeout, stall and malformed-line faults.
+import { Buffer } from 'node:buffer'
+import type { ServerResponse } from 'node:http'
+import type { ResourceInfo } from '../api/resources.ts'
+import type { Selector } from '../api/selectors.ts'
+import type { SimApiError } from '../api/errors.ts'
+import type { Entry } from '../store/entry.ts'
+import type { EventType, StoreEvent } from '../store/history.ts'
+import type { ObjectStore, WatchSink } from '../store/store.ts'
+import { bookmarkLine, errorLine } from './bookmark.ts'
+import type { FaultState } from './faults.ts'
+
+/** What a watch sends: one resource, optionally one namespace and a selector. */
+export interface WatchSpec {
+  readonly resource: ResourceInfo
+  readonly namespace?: string
+  readonly selector?: Selector
+  /** Objects as PartialObjectMetadata. */
+  readonly meta: boolean
+  /** allowWatchBookmarks. */
+  readonly bookmarks: boolean
+  /** Server-side deadline (timeoutSeconds, or [1800, 3600) s). */
+  readonly timeoutMs: number
+  readonly bookmarkIntervalMs: number
+}
+
+type Item =
+  | { readonly t: 'event'; readonly type: EventType; readonly entry: Entry }
+  | { readonly t: 'bytes'; readonly bytes: Uint8Array }
+  | { readonly t: 'initial'; readonly entries: readonly Entry[]; i: number }
+
+const BATCH_BYTES = 256 * 1024
+/** A watcher this far behind is ended (cleanly), like the API server's slow-watcher termination. */
+const MAX_QUEUE = 500_000
+
+/** An open watch stream. Register it as a store sink in the same tick as its replay is queued. */
+export class WatchStream implements WatchSink {
+  #queue: Item[] = []
+  #head = 0
+  #scheduled = false
+  #waitingDrain = false
+  #ended = false
+  #endWhenFlushed = false
+  #deadlinePassed = false
+  #cleaned = false
+  readonly #timers: Array<ReturnType<typeof setTimeout>> = []
+
+  constructor(
+    private readonly res: ServerResponse,
+    readonly spec: WatchSpec,
+    private readonly store: ObjectStore,
+    private readonly faults: FaultState,
+    private readonly onClose: (w: WatchStream) => void,
+  ) {
+    res.on('close', () => this.#cleanup())
+    const { timeoutMs, bookmarks, bookmarkIntervalMs } = spec
+    this.#timers.push(setTimeout(() => this.#deadline(), timeoutMs))
+    if (bookmarks) {
+      this.#timers.push(setInterval(() => this.bookmark(), bookmarkIntervalMs))
+      // One bookmark ~2 s before the deadline, so the client resumes from a fresh RV (cacher behaviour).
+      if (timeoutMs > 2000) this.#timers.push(setTimeout(() => this.bookmark(), timeoutMs - 2000))
+    }
+  }
+
+  get ended(): boolean {
+    return this.#ended
+  }
+
+  /** Queues synthetic ADDED events for a snapshot (lazily serialised). */
+  sendInitial(entries: readonly Entry[]): void {
+    if (entries.length) this.#push({ t: 'initial', entries, i: 0 })
+  }
+
+  /** Queues a history replay or a live event, applying the namespace and selector filter. */
+  deliver(ev: StoreEvent): void {
+    if (this.#ended) return
+    const { namespace, selector } = this.spec
+    if (namespace !== undefined && ev.entry.namespace !== namespace) return
+    let type: EventType | undefined = ev.type
+    if (selector) {
+      // A selector watch reports objects entering/leaving the selection as ADDED/DELETED.
+      const now = selector(ev.entry.obj)
+      const before = ev.prev ? selector(ev.prev.obj) : false
+      if (ev.type === 'ADDED') type = now ? 'ADDED' : undefined
+      else if (ev.type === 'DELETED') type = before || now ? 'DELETED' : undefined
+      else type = before && now ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined
+    }
+    if (type) this.#push({ t: 'event', type, entry: ev.entry })
+  }
+
+  /** Queues a BOOKMARK at the current global RV (nothing while stalled or when bookmarks were not asked for). */
+  bookmark(initialEventsEnd = false, rv = this.store.resourceVersion): void {
+    if (this.#ended || (!initialEventsEnd && (!this.spec.bookmarks || this.faults.stalled))) return
+    this.#push({ t: 'bytes', bytes: bookmarkLine(this.spec.resource, rv, this.spec.meta, initialEventsEnd) })
+  }
+
+  /** Queues an ERROR event and ends the body cleanly once it is written (in-stream 410). */
+  fail(err: SimApiError): void {
+    this.#push({ t: 'bytes', bytes: errorLine(err) })
+    this.#endWhenFlushed = true
+  }
+
+  /** Ends the stream: a clean end of the chunked body, or the socket destroyed. */
+  end(abrupt = false): void {
+    if (this.#ended) return
+    this.#ended = true
+    if (abrupt) this.res.socket?.destroy()
+    else this.res.end()
+    this.#cleanup()
+  }
+
+  /** After a stall: send what accumulated, and honour a deadline that passed meanwhile. */
+  resume(): void {
+    if (this.#deadlinePassed) this.end()
+    else this.#schedule()
+  }
+
+  #deadline(): void {
+    if (this.faults.stalled) this.#deadlinePassed = true
+    else this.end()
+  }
+
+  #push(item: Item): void {
+    if (this.#ended) return
+    this.#queue.push(item)
+    if (this.#queue.length - this.#head > MAX_QUEUE) {
+      this.end()
+      return
+    }
+    this.#schedule()
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#waitingDrain || this.#ended) return
+    this.#scheduled = true
+    setImmediate(() => {
+      this.#scheduled = false
+      this.#pump()
+    })
+  }
+
+  #pump(): void {
+    if (this.#ended || this.#waitingDrain || this.faults.stalled) return
+    const parts: Uint8Array[] = []
+    let size = 0
+    const plural = this.spec.resource.plural
+    const add = (line: Uint8Array) => {
+      if (this.faults.takeMalformed(plural)) line = corrupt(line)
+      parts.push(line)
+      size += line.byteLength
+    }
+    while (this.#head < this.#queue.length && size < BATCH_BYTES) {
+      const item = this.#queue[this.#head]
+      if (item.t === 'initial') {
+        while (item.i < item.entries.length && size < BATCH_BYTES) add(item.entries[item.i++].watchLine('ADDED', this.spec.meta))
+        if (item.i < item.entries.length) break
+      } else {
+        add(item.t === 'bytes' ? item.bytes : item.entry.watchLine(item.type, this.spec.meta))
+      }
+      this.#head++
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head)
+      this.#head = 0
+    }
+    const more = this.#head < this.#queue.length
+    if (parts.length) {
+      const ok = this.res.write(parts.length === 1 ? parts[0] : Buffer.concat(parts))
+      if (!ok) {
+        this.#waitingDrain = true
+        this.res.once('drain', () => {
+          this.#waitingDrain = false
+          this.#pump()
+        })
+        return
+      }
+    }
+    if (more) this.#schedule()
+    else if (this.#endWhenFlushed) this.end()
+  }
+
+  #cleanup(): void {
+    if (this.#cleaned) return
+    this.#cleaned = true
+    this.#ended = true
+    for (const t of this.#timers) clearTimeout(t)
+    this.#timers.length = 0
+    this.#queue = []
+    this.#head = 0
+    this.onClose(this)
+  }
+}
+
+/** A line cut in half: not valid JSON, still newline-terminated. */
+function corrupt(line: Uint8Array): Uint8Array {
+  const half = Math.max(1, Math.floor((line.byteLength - 1) / 2))
+  return Buffer.concat([line.subarray(0, half), Buffer.from('\n')])
+}

@@ -1,0 +1,115 @@
+// The simulator's programmatic contract (/work/briefs/sim-api.md): options, the Simulator handle, faults, bulk mode.
+
+/** Options of `startSimulator`; every field is optional, defaults are resolved in `options.ts`. */
+export interface SimOptions {
+  /** Listen address (default '127.0.0.1'). */
+  host?: string
+  /** Listen port (default 0: ephemeral). */
+  port?: number
+  /** Simulated nodes (default 3): node-1 … node-N, pod CIDR 10.244.<i>.0/24, host IP 172.18.0.<i+1>. */
+  nodes?: number
+  /** Streaming lists (sendInitialEvents) supported (default true); false → 422 like an older server. */
+  watchList?: boolean
+  /** Events kept per resource for watch resume (default 1000); an older RV gets an in-stream 410. */
+  historyWindow?: number
+  /** Bookmark period on watches with allowWatchBookmarks (default 60_000 ms). */
+  bookmarkIntervalMs?: number
+  /** Continue-token lifetime (default 300_000 ms); an older token gets HTTP 410 Expired. */
+  continueTtlMs?: number
+  /** Run the mini controllers: scheduler/kubelet, ReplicaSet, Deployment, Job, CronJob, DaemonSet, StatefulSet (default true). */
+  controllers?: boolean
+  /** Pending → Running delay of a pod (default 50 ms). */
+  podStartDelayMs?: number
+  /** What the written kubeconfig uses (both are always accepted), default 'cert'. */
+  auth?: 'cert' | 'token'
+  // ---- additions beyond the contract ----
+  /** Terminating → DELETED delay of a scheduled pod (default: podStartDelayMs). */
+  podStopDelayMs?: number
+  /** How long a Job's pod runs before it succeeds (default 1000 ms; pod annotation `sim.k8s-collector.io/run-ms` overrides). */
+  jobRunMs?: number
+  /** CronJob clock: 0 = follow each schedule on the wall clock (UTC); N > 0 = every CronJob fires every N ms (default 0). */
+  cronIntervalMs?: number
+  /** Bearer token accepted by the server (default: random). */
+  token?: string
+}
+
+/** Resource plurals the simulator serves. */
+export type ResourceName =
+  | 'pods' | 'replicasets' | 'jobs' | 'deployments' | 'daemonsets' | 'statefulsets' | 'cronjobs'
+  | 'namespaces' | 'nodes' | 'leases'
+
+/** A failure injected into HTTP requests (faults.failRequests). */
+export interface FailRequestsOptions {
+  /** Only requests for this resource plural (default: every resource request). */
+  resource?: string
+  status: 429 | 500 | 403 | 404
+  /** Sent as `Retry-After` (and Status details) on 429 (default 1). */
+  retryAfterSeconds?: number
+  /** How many requests fail (default: until clearFailures). */
+  count?: number
+}
+
+/** Fault injection, from tests or through `POST /sim/faults/{name}`. */
+export interface SimFaults {
+  /** End every open watch: clean end of the body, or the socket destroyed (`abrupt`). */
+  dropWatches(opts?: { abrupt?: boolean }): void
+  /** Open watches stop sending anything (no bookmarks either); connections stay open. Off → buffered events flow. */
+  stallWatches(on: boolean): void
+  /** Forget all history: the next resume from an older RV gets an in-stream 410. */
+  compact(): void
+  /** History reset + every watch dropped abruptly + continue tokens invalidated (the RV counter keeps increasing). */
+  restart(): void
+  failRequests(opts: FailRequestsOptions): void
+  clearFailures(): void
+  /** Delay every response's headers by `delayMs` (0 = off). */
+  slowResponses(delayMs: number): void
+  /** The next event line sent on watches of that resource is not valid JSON. */
+  malformedLine(resource: string): void
+}
+
+/** Owner of bulk-created pods. */
+export interface BulkOwner {
+  kind: string
+  name: string
+  uid: string
+}
+
+/** Bulk mode for benchmarks: objects created without controllers, each serialised once. */
+export interface SimBulk {
+  createPods(n: number, opts?: { namespace?: string; owner?: BulkOwner; containers?: number }): void
+  createReplicaSets(n: number, opts?: { namespace?: string; deployment?: string }): Array<{ name: string; uid: string }>
+  /** Addition: N finished-or-running Jobs, optionally owned by a CronJob name. */
+  createJobs(n: number, opts?: { namespace?: string; cronJob?: string }): Array<{ name: string; uid: string }>
+}
+
+export interface SimAuthOptions {
+  auth?: 'cert' | 'token'
+}
+
+/** A running simulated API server. */
+export interface Simulator {
+  /** https://HOST:PORT */
+  readonly url: string
+  /** Kubeconfig YAML text for this server (CA, client cert/key or token). */
+  kubeconfig(opts?: SimAuthOptions): string
+  writeKubeconfig(file: string, opts?: SimAuthOptions): Promise<void>
+  /** Creates an object (same effects as POST); returns the stored object with uid and resourceVersion. */
+  create(resource: string, obj: object): any
+  /** Replaces an object (same effects as PUT; a stale metadata.resourceVersion → 409 SimApiError). */
+  update(resource: string, obj: object): any
+  /** JSON merge patch (RFC 7386), same effects as PATCH application/merge-patch+json. */
+  patch(resource: string, namespace: string | undefined, name: string, mergePatch: object): any
+  /** Deletes (pods with a node terminate gracefully); cascades through ownerReferences in the background. */
+  delete(resource: string, namespace: string | undefined, name: string): any
+  get(resource: string, namespace: string | undefined, name: string): any | undefined
+  list(resource: string, namespace?: string): any[]
+  /** The global RV counter now. */
+  readonly resourceVersion: number
+  runCronJobNow(namespace: string, name: string): void
+  readonly faults: SimFaults
+  readonly bulk: SimBulk
+  readonly stats: { readonly watchesOpen: number; readonly requests: number }
+  /** The bearer token the server accepts. */
+  readonly token: string
+  close(): Promise<void>
+}
