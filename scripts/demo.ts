@@ -51,7 +51,10 @@ collector.stderr!.on('data', (d: Buffer) => {
 
 function summary(): void {
   const open = [...tap.state().connections].reverse().find((c: ConnectionSnapshot) => c.open)
-  if (!open) return say('summary: no collector connected yet')
+  if (!open) {
+    say('summary: no collector connected yet')
+    return
+  }
   const byKind = new Map<string, number>()
   for (const p of open.pods) byKind.set(p.ownerKindName, (byKind.get(p.ownerKindName) ?? 0) + 1)
   const kinds = [...byKind].map(([k, n]) => `${k} ${n}`).join(', ')

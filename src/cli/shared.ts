@@ -29,14 +29,16 @@ export function repeatedOption(rawArgs: readonly string[], name: string): string
   return values
 }
 
-/** Resolves on the first SIGINT/SIGTERM with its name; a second one exits at once. */
+/**
+ * Resolves on the first SIGINT/SIGTERM with its name; a second one exits at once (130/143). One
+ * listener per signal for the whole run: Deno also delivers the current signal to listeners added
+ * while it is being dispatched, so arming a "second signal" listener inside the first would fire at once.
+ */
 export function untilSignal(): Promise<string> {
   return new Promise((resolve) => {
-    const onSignal = (signal: string): void => {
-      process.off('SIGINT', onSignal)
-      process.off('SIGTERM', onSignal)
-      process.once('SIGINT', () => process.exit(130))
-      process.once('SIGTERM', () => process.exit(143))
+    let received = 0
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (++received > 1) process.exit(signal === 'SIGINT' ? 130 : 143)
       resolve(signal)
     }
     process.on('SIGINT', onSignal)

@@ -1,6 +1,7 @@
 // `k8s-collector tap`: a reducer-compatible sink that shows what collectors send (src/tap/README.md).
 import { defineCommand } from 'citty'
 import { ConfigError, parseHostPort } from '../collector/config.ts'
+import { rejectUnknownArgs, untilSignal } from './shared.ts'
 import { configureLogger, logger, type LogFormat, type LogLevelName } from '../observe/log.ts'
 import { formatRecord, isKeepAlive, startTap, TAP_DEFAULTS, type ListenAddress, type Tap, type TapRecord } from '../tap/index.ts'
 
@@ -31,8 +32,6 @@ interface TapCommandConfig {
   readonly logFormat: LogFormat
 }
 
-const camel = (s: string): string => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
-
 function positiveNumber(flag: string, text: string, integer: boolean): number {
   const ok = integer ? /^\d+$/.test(text.trim()) : /^\d+(\.\d+)?$/.test(text.trim())
   const n = Number(text)
@@ -42,10 +41,7 @@ function positiveNumber(flag: string, text: string, integer: boolean): number {
 
 /** Validates the parsed flags; throws {@link ConfigError} (exit code 2) on bad input. */
 function resolveTapConfig(parsed: Record<string, unknown>): TapCommandConfig {
-  const known = new Set(['_', ...Object.keys(args).flatMap((k) => [k, camel(k)])])
-  for (const key of Object.keys(parsed)) if (!known.has(key)) throw new ConfigError(`unknown option --${key}`)
-  const positional = parsed._ as string[] | undefined
-  if (positional && positional.length > 0) throw new ConfigError(`unexpected argument ${JSON.stringify(positional[0])}`)
+  rejectUnknownArgs(parsed, args)
 
   const text = (name: keyof typeof args): string | undefined => {
     const v = parsed[name]
@@ -69,22 +65,6 @@ function resolveTapConfig(parsed: Record<string, unknown>): TapCommandConfig {
     logLevel: level as LogLevelName,
     logFormat: format,
   }
-}
-
-/**
- * Resolves on the first SIGINT/SIGTERM; a second one exits at once. One listener per signal for
- * the whole run: Deno also delivers the current signal to listeners added while it is dispatched.
- */
-function untilSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    let received = 0
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (++received > 1) process.exit(signal === 'SIGINT' ? 130 : 143)
-      resolve(signal)
-    }
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
-  })
 }
 
 export default defineCommand({

@@ -1,0 +1,135 @@
+// What the reducer should hold for a cluster (behaviour.md §3), computed from the cluster's own
+// objects, and the tap's view of a connection in the same shape.
+import type { ConnectionSnapshot, PodSnapshot, TapState } from '../../src/tap/index.ts'
+import { waitFor } from './wait.ts'
+
+/** The parts of a Kubernetes object the expectations read. */
+export interface K8sObject {
+  metadata: {
+    uid: string
+    name: string
+    namespace?: string
+    deletionTimestamp?: string
+    ownerReferences?: Array<{ kind: string; uid: string; name: string; controller?: boolean }>
+  }
+  spec?: { hostNetwork?: boolean }
+  status?: { podIP?: string; containerStatuses?: Array<{ image: string; containerID?: string }> }
+}
+
+/** A snapshot of the cluster: what `kubectl get pods,rs,jobs -A -o json` returns. */
+export interface ClusterObjects {
+  readonly pods: readonly K8sObject[]
+  readonly replicasets: readonly K8sObject[]
+  readonly jobs: readonly K8sObject[]
+}
+
+/** One pod as the reducer should hold it (and as the tap reports it). */
+export interface ExpectedPod {
+  uid: string
+  ns: string
+  podName: string
+  ip: string
+  ownerKind: number
+  ownerUid: string
+  ownerName: string
+  isHostNetwork: boolean
+  version: string
+  containers: string[]
+}
+
+const KIND_CODE: Record<string, number> = { ReplicaSet: 0, Deployment: 1, Job: 2, CronJob: 3 }
+const controllerOf = (o: K8sObject) => o.metadata.ownerReferences?.find((r) => r.controller)
+const byUid = (a: { uid: string }, b: { uid: string }) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0)
+
+/** The announced pods the cluster implies: pods with an IP, not being deleted, owner escalated. */
+export function expectedPods(cluster: ClusterObjects): ExpectedPod[] {
+  const owners = new Map<string, K8sObject>()
+  for (const o of [...cluster.replicasets, ...cluster.jobs]) owners.set(o.metadata.uid, o)
+  const out: ExpectedPod[] = []
+  for (const p of cluster.pods) {
+    if (!p.status?.podIP || p.metadata.deletionTimestamp) continue
+    let owner = { kind: 254, uid: '', name: p.metadata.name }
+    const c = controllerOf(p)
+    if (c) {
+      owner = { kind: KIND_CODE[c.kind] ?? 255, uid: c.uid, name: c.name }
+      const up = (c.kind === 'ReplicaSet' || c.kind === 'Job') && owners.get(c.uid) ? controllerOf(owners.get(c.uid)!) : undefined
+      if (up && ((c.kind === 'ReplicaSet' && up.kind === 'Deployment') || (c.kind === 'Job' && up.kind === 'CronJob'))) {
+        owner = { kind: KIND_CODE[up.kind]!, uid: up.uid, name: up.name }
+      }
+    }
+    const statuses = p.status.containerStatuses ?? []
+    out.push({
+      uid: p.metadata.uid,
+      ns: p.metadata.namespace ?? '',
+      podName: p.metadata.name,
+      ip: /^\d+\.\d+\.\d+\.\d+$/.test(p.status.podIP) ? p.status.podIP : '0.0.0.0',
+      ownerKind: owner.kind,
+      ownerUid: owner.uid,
+      ownerName: owner.name,
+      isHostNetwork: p.spec?.hostNetwork === true,
+      version: statuses.map((s) => s.image).filter(Boolean).sort().map((i) => `'${i}'`).join(','),
+      containers: statuses.filter((s) => s.containerID).map((s) => s.containerID!.replace(/^[a-z]+:\/\//, '')).sort(),
+    })
+  }
+  return out.sort(byUid)
+}
+
+/** The tap's view of one connection in the same shape. */
+export function heldPods(conn: ConnectionSnapshot | undefined): ExpectedPod[] {
+  return (conn?.pods ?? [])
+    .map((p: PodSnapshot) => ({
+      uid: p.uid,
+      ns: p.ns,
+      podName: p.podName,
+      ip: p.ip,
+      ownerKind: p.ownerKind,
+      ownerUid: p.ownerUid,
+      ownerName: p.ownerName,
+      isHostNetwork: p.isHostNetwork,
+      version: p.version,
+      containers: p.containers.map((c) => c.id.replace(/^[a-z]+:\/\//, '')).sort(),
+    }))
+    .sort(byUid)
+}
+
+/** The newest open connection from the collector called `hostname`. */
+export function openConnection(state: TapState, hostname: string): ConnectionSnapshot | undefined {
+  return [...state.connections].reverse().find((c) => c.open && c.hostname === hostname)
+}
+
+/** A readable difference between expected and held pods ('' when equal). */
+export function diffPods(want: readonly ExpectedPod[], got: readonly ExpectedPod[]): string {
+  const lines: string[] = []
+  const held = new Map(got.map((p) => [p.uid, p]))
+  for (const w of want) {
+    const g = held.get(w.uid)
+    if (!g) lines.push(`missing ${w.ns}/${w.podName}`)
+    else if (JSON.stringify(g) !== JSON.stringify(w)) lines.push(`differs ${w.ns}/${w.podName}: want ${JSON.stringify(w)} got ${JSON.stringify(g)}`)
+    held.delete(w.uid)
+  }
+  for (const g of held.values()) lines.push(`extra ${g.ns}/${g.podName} (${g.uid})`)
+  return lines.join('\n')
+}
+
+/**
+ * Waits until the tap's open connection from `hostname` holds exactly what the cluster implies
+ * (scenario 8's quiescence check); returns that connection.
+ */
+export async function converged(
+  read: () => Promise<{ cluster: ClusterObjects; tap: TapState }>,
+  hostname: string,
+  timeoutMs = 20_000,
+): Promise<ConnectionSnapshot> {
+  let last = ''
+  return waitFor(
+    `the tap to hold exactly the cluster's pods (${hostname})`,
+    async () => {
+      const { cluster, tap } = await read()
+      const conn = openConnection(tap, hostname)
+      const want = expectedPods(cluster)
+      last = conn ? diffPods(want, heldPods(conn)) : 'no open connection'
+      return conn && want.length > 0 && last === '' ? conn : undefined
+    },
+    { timeoutMs, describe: () => last },
+  )
+}
