@@ -1,0 +1,160 @@
+// The simulator backend of the e2e scenarios: the API simulator in process (its mini controllers
+// play the cluster), and the tap and the collector as local processes built from dist/.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { EventPage, TapState } from '../../src/tap/index.ts'
+import { startSimulator, type Simulator } from '../sim/index.ts'
+import type { ClusterObjects } from '../harness/expect.ts'
+import { freePort, root, RUNTIMES, startCollector, type CollectorProcess } from '../harness/process.ts'
+import { waitFor } from '../harness/wait.ts'
+import type { ApiDisruption, E2eCluster } from './cluster.ts'
+
+const PLURAL: Record<string, string> = {
+  Pod: 'pods', ReplicaSet: 'replicasets', Deployment: 'deployments', Job: 'jobs', CronJob: 'cronjobs',
+  DaemonSet: 'daemonsets', StatefulSet: 'statefulsets', Namespace: 'namespaces',
+}
+
+export interface SimBackend extends E2eCluster {
+  readonly sim: Simulator
+  /** Stops the collector, the tap and the simulator. */
+  close(): Promise<void>
+  /** The collector's stderr so far (for failure messages). */
+  collectorLog(): string
+}
+
+/** A running tap process (`node dist/cli.mjs tap`). */
+interface TapProcess {
+  child: ChildProcess
+  stop(): Promise<void>
+}
+
+async function startTapProcess(tcpPort: number, httpPort: number): Promise<TapProcess> {
+  const child = spawn(process.execPath, [join(root, 'dist', 'cli.mjs'), 'tap', '--listen', `127.0.0.1:${tcpPort}`, '--http', `127.0.0.1:${httpPort}`, '--log-level', 'warn'], {
+    stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' },
+  })
+  let err = ''
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  await waitFor('the tap to serve', async () => {
+    if (child.exitCode !== null) throw new Error(`the tap exited with ${child.exitCode}: ${err}`)
+    try {
+      return (await fetch(`http://127.0.0.1:${httpPort}/healthz`)).ok ? true : undefined
+    } catch {
+      return undefined
+    }
+  }, { timeoutMs: 15_000 })
+  return {
+    child,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+/**
+ * Starts the simulator with `workload` applied and running, the tap, and the collector (`runtime`:
+ * a key of RUNTIMES, default node).
+ */
+export async function startSimBackend(workload: readonly object[], runtime = 'node'): Promise<SimBackend> {
+  const cmd = RUNTIMES[runtime]
+  if (!cmd) throw new Error(`unknown runtime ${runtime}`)
+  const artifact = cmd.find((a) => a.includes(`${join(root, 'dist')}`))
+  if (artifact && !existsSync(artifact)) throw new Error(`${artifact} is missing: run \`npm run build\` (and \`npm run compile:sea\` for sea) first; npm test does`)
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-sim-'))
+  const kubeconfig = join(dir, 'kubeconfig')
+  // Job pods run for what their template annotation says; CronJobs only run when asked ("run now").
+  const sim = await startSimulator({ nodes: 3, podStartDelayMs: 100, podStopDelayMs: 100, jobRunMs: 3_600_000 })
+  await sim.writeKubeconfig(kubeconfig)
+  const hostname = 'e2e-sim'
+  const tcpPort = await freePort()
+  const httpPort = await freePort()
+  let tap = await startTapProcess(tcpPort, httpPort)
+  let collector: CollectorProcess | undefined
+
+  const tapGet = async <T>(path: string): Promise<T> => {
+    const res = await fetch(`http://127.0.0.1:${httpPort}${path}`)
+    if (!res.ok) throw new Error(`tap ${path}: HTTP ${res.status}`)
+    return (await res.json()) as T
+  }
+
+  const backend: SimBackend = {
+    name: 'sim',
+    sim,
+    collectorHostname: hostname,
+    settleMs: 20_000,
+    async apply(objects) {
+      for (const o of objects as Array<{ kind: string }>) {
+        const plural = PLURAL[o.kind]
+        if (!plural) throw new Error(`the sim backend cannot apply kind ${o.kind}`)
+        sim.create(plural, o)
+      }
+    },
+    async patch(resource, namespace, name, mergePatch) {
+      sim.patch(resource, namespace, name, mergePatch)
+    },
+    async delete(resource, namespace, name) {
+      sim.delete(resource, namespace, name)
+    },
+    async runCronJob(namespace, name) {
+      sim.runCronJobNow(namespace, name)
+    },
+    async objects(): Promise<ClusterObjects> {
+      return { pods: sim.list('pods'), replicasets: sim.list('replicasets'), jobs: sim.list('jobs') }
+    },
+    tapState: () => tapGet<TapState>('/state'),
+    tapEvents: (since) => tapGet<EventPage>(`/events?since=${since}&limit=100000`),
+    async restartReducer() {
+      await tap.stop()
+      tap = await startTapProcess(tcpPort, httpPort)
+    },
+    async restartCollector() {
+      if (collector && collector.child.exitCode === null) collector.child.kill('SIGKILL')
+      collector = await startCollector(cmd, { kubeconfig, intakePort: tcpPort, hostname })
+    },
+    async disruptApi(kind: ApiDisruption, meanwhile?: () => Promise<void>): Promise<ApiDisruption[]> {
+      switch (kind) {
+        case 'drop-watches':
+          sim.faults.dropWatches({ abrupt: true })
+          await meanwhile?.()
+          break
+        case 'gone':
+          // Changes hidden by a stall, history compacted past them, watches cut: the resume gets a 410.
+          sim.faults.stallWatches(true)
+          await meanwhile?.()
+          sim.faults.compact()
+          sim.faults.dropWatches({ abrupt: true })
+          sim.faults.stallWatches(false)
+          break
+        case 'stall':
+          sim.faults.stallWatches(true)
+          await meanwhile?.()
+          await new Promise((r) => setTimeout(r, 2_000))
+          sim.faults.stallWatches(false)
+          break
+      }
+      return [kind]
+    },
+    collectorLog: () => collector?.stderr() ?? '',
+    async close() {
+      if (collector && collector.child.exitCode === null) await collector.stop().catch(() => collector!.child.kill('SIGKILL'))
+      await tap.stop()
+      await sim.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+
+  await backend.apply(workload)
+  // Scenario 1 needs a CronJob-made Job before the collector starts: run each CronJob once now.
+  for (const o of workload as Array<{ kind: string; metadata: { name: string; namespace?: string } }>) {
+    if (o.kind === 'CronJob') sim.runCronJobNow(o.metadata.namespace ?? 'default', o.metadata.name)
+  }
+  await waitFor('the workload to run', () => {
+    const pods = sim.list('pods')
+    return pods.length > 0 && pods.every((p) => p.status?.phase === 'Running' || p.status?.phase === 'Succeeded') ? true : undefined
+  }, { timeoutMs: 20_000 })
+  collector = await startCollector(cmd, { kubeconfig, intakePort: tcpPort, hostname })
+  return backend
+}
