@@ -13,7 +13,7 @@ export interface K8sObject {
     ownerReferences?: Array<{ kind: string; uid: string; name: string; controller?: boolean }>
   }
   spec?: { hostNetwork?: boolean }
-  status?: { podIP?: string; containerStatuses?: Array<{ image: string; containerID?: string }> }
+  status?: { podIP?: string; containerStatuses?: Array<{ image: string; containerID?: string; restartCount?: number }> }
 }
 
 /** A snapshot of the cluster: what `kubectl get pods,rs,jobs -A -o json` returns. */
@@ -35,6 +35,8 @@ export interface ExpectedPod {
   isHostNetwork: boolean
   version: string
   containers: string[]
+  /** Container restarts the cluster reports: the tap may hold that many earlier container ids too. */
+  restarts?: number
 }
 
 const KIND_CODE: Record<string, number> = { ReplicaSet: 0, Deployment: 1, Job: 2, CronJob: 3 }
@@ -69,6 +71,7 @@ export function expectedPods(cluster: ClusterObjects): ExpectedPod[] {
       isHostNetwork: p.spec?.hostNetwork === true,
       version: statuses.map((s) => s.image).filter(Boolean).sort().map((i) => `'${i}'`).join(','),
       containers: statuses.filter((s) => s.containerID).map((s) => s.containerID!.replace(/^[a-z]+:\/\//, '')).sort(),
+      restarts: statuses.reduce((n, s) => n + (s.restartCount ?? 0), 0),
     })
   }
   return out.sort(byUid)
@@ -97,6 +100,18 @@ export function openConnection(state: TapState, hostname: string): ConnectionSna
   return [...state.connections].reverse().find((c) => c.open && c.hostname === hostname)
 }
 
+/**
+ * Equal details, and the held containers are the current ones plus at most one earlier id per
+ * restart (the reducer keeps every container id it was sent for a pod; a restarted container has a new one).
+ */
+function samePod(want: ExpectedPod, got: ExpectedPod): boolean {
+  const { containers: wc, restarts = 0, ...wantRest } = want
+  const { containers: gc, restarts: _ignored, ...gotRest } = got
+  if (JSON.stringify(wantRest) !== JSON.stringify(gotRest)) return false
+  const held = new Set(gc)
+  return wc.every((id) => held.has(id)) && gc.length - wc.length <= restarts
+}
+
 /** A readable difference between expected and held pods ('' when equal). */
 export function diffPods(want: readonly ExpectedPod[], got: readonly ExpectedPod[]): string {
   const lines: string[] = []
@@ -104,7 +119,7 @@ export function diffPods(want: readonly ExpectedPod[], got: readonly ExpectedPod
   for (const w of want) {
     const g = held.get(w.uid)
     if (!g) lines.push(`missing ${w.ns}/${w.podName}`)
-    else if (JSON.stringify(g) !== JSON.stringify(w)) lines.push(`differs ${w.ns}/${w.podName}: want ${JSON.stringify(w)} got ${JSON.stringify(g)}`)
+    else if (!samePod(w, g)) lines.push(`differs ${w.ns}/${w.podName}: want ${JSON.stringify(w)} got ${JSON.stringify(g)}`)
     held.delete(w.uid)
   }
   for (const g of held.values()) lines.push(`extra ${g.ns}/${g.podName} (${g.uid})`)
