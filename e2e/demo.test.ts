@@ -6,7 +6,7 @@ import { expect, it } from 'vitest'
 import { root } from './harness/process.ts'
 
 it('runs the simulator, the collector and the tap and prints what the reducer receives', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'demo.ts'), '--duration', '14'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'demo.ts'), '--duration', '20'], {
     cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
   })
   let out = ''

@@ -75,7 +75,14 @@ const steps: Array<[string, () => void | Promise<void>]> = [
 ]
 let step = 0
 const summaryTimer = setInterval(summary, 10_000)
-const stepTimer = setInterval(async () => {
+// The story starts once the collector has announced the cluster (its start takes a few seconds).
+let stepTimer: ReturnType<typeof setInterval> | undefined
+const waitForCollector = setInterval(() => {
+  if (!tap.state().connections.some((c: ConnectionSnapshot) => c.open && c.epochs.length > 0)) return
+  clearInterval(waitForCollector)
+  stepTimer = setInterval(nextStep, 6_000)
+}, 200)
+const nextStep = async (): Promise<void> => {
   if (step >= steps.length) return
   const [what, action] = steps[step++]!
   say(paint(35, what))
@@ -84,13 +91,14 @@ const stepTimer = setInterval(async () => {
   } catch (err) {
     say(`(${what} failed: ${(err as Error).message})`)
   }
-}, 6_000)
+}
 
 let stopping = false
 async function stop(code = 0): Promise<never> {
   if (stopping) process.exit(code)
   stopping = true
   clearInterval(summaryTimer)
+  clearInterval(waitForCollector)
   clearInterval(stepTimer)
   summary()
   say('stopping')
