@@ -1,9 +1,16 @@
 // The benchmark sections `npm run bench` runs, in order.
+import { benchCeiling, benchChurn, benchInformer, benchSync } from './cluster.ts'
 import { benchCodec } from './codec.ts'
+import { benchDecode } from './decode.ts'
 import { benchMatch } from './match.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
 
 export const sections: Record<string, (opts: BenchOptions) => Promise<BenchSection>> = {
   codec: benchCodec,
   match: benchMatch,
+  decode: benchDecode,
+  ceiling: benchCeiling,
+  informer: benchInformer,
+  sync: benchSync,
+  churn: benchChurn,
 }
