@@ -97,7 +97,7 @@ export function applyCreateDefaults(resource: ResourceInfo, obj: KubeObject): Ku
         spec: {
           replicas: 1, ...spec,
           template: defaultTemplate(spec.template),
-          strategy: spec.strategy ?? { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
+          strategy: (spec.strategy as { type?: string } | undefined)?.type ? spec.strategy : { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
           revisionHistoryLimit: spec.revisionHistoryLimit ?? 10,
           progressDeadlineSeconds: spec.progressDeadlineSeconds ?? 600,
         },

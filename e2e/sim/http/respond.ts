@@ -2,6 +2,7 @@
 import { Buffer } from 'node:buffer'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { errors, SimApiError } from '../api/errors.ts'
+import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError } from './protobuf.ts'
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }
 const MAX_BODY = 3 * 1024 * 1024
@@ -76,12 +77,16 @@ export async function streamItems(
   res.end(Buffer.concat(parts))
 }
 
-/** Reads and parses a JSON request body (undefined when empty); 400 on bad JSON, 413 when too large. */
+/**
+ * Reads and parses a request body (undefined when empty): JSON, or a Kubernetes protobuf object
+ * (kubectl's typed generators) decoded to its JSON shape; 400 on a bad body, 413 when too large.
+ */
 export async function readJsonBody(req: IncomingMessage): Promise<any> {
   const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
-  if (type && !type.endsWith('json')) {
+  const protobuf = type === PROTOBUF_CONTENT_TYPE
+  if (type && !type.endsWith('json') && !protobuf) {
     req.resume()
-    throw new SimApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json (got ${type})`)
+    throw new SimApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, ${PROTOBUF_CONTENT_TYPE} (got ${type})`)
   }
   const chunks: Buffer[] = []
   let size = 0
@@ -90,7 +95,17 @@ export async function readJsonBody(req: IncomingMessage): Promise<any> {
     if (size > MAX_BODY) throw new SimApiError(413, 'RequestEntityTooLarge', 'the request body is too large')
     chunks.push(chunk as Buffer)
   }
-  const text = Buffer.concat(chunks).toString('utf8')
+  const bytes = Buffer.concat(chunks)
+  if (protobuf) {
+    if (bytes.length === 0) return undefined
+    try {
+      return decodeKubeProtobuf(bytes)
+    } catch (err) {
+      if (err instanceof ProtobufDecodeError) throw errors.badRequest(`the body of the request is not a valid protobuf object: ${err.message}`)
+      throw err
+    }
+  }
+  const text = bytes.toString('utf8')
   if (!text.trim()) return undefined
   try {
     return JSON.parse(text)
