@@ -12,6 +12,7 @@
 import { Buffer } from 'node:buffer'
 import { parseArgs } from 'node:util'
 import { createKubeClient, watchJobs, watchPods, watchReplicaSets } from '../../src/kube/index.ts'
+import { bodyReaders } from '../../src/kube/client.ts'
 import type { KubeClient, KubeResponse, WatchOptions, WatchStream } from '../../src/kube/index.ts'
 import { LineFramer } from '../../src/kube/lines.ts'
 import { formatIpv4 } from '../../src/model/convert.ts'
@@ -179,14 +180,7 @@ function tapClient(inner: KubeClient): KubeClient {
         status: res.status,
         header: (name) => res.header(name),
         read,
-        async text(maxChars = Number.POSITIVE_INFINITY) {
-          const decoder = new TextDecoder('utf-8')
-          const parts: string[] = []
-          for (let chunk = await read(); chunk !== null; chunk = await read()) parts.push(decoder.decode(chunk, { stream: true }))
-          parts.push(decoder.decode())
-          const text = parts.join('')
-          return text.length > maxChars ? text.slice(0, maxChars) : text
-        },
+        ...bodyReaders(read),
         close(reason) {
           if (summary.objects > 0) report()
           res.close(reason)

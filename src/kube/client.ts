@@ -4,6 +4,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
 import { KubeAbortedError, KubeConfigError, KubeIdleTimeoutError, KubeTransportError, type KubeError } from './errors.ts'
+import { concatBytes } from './lines.ts'
 import { startWatchdog } from './watchdog.ts'
 
 /** How `createKubeClient` finds the API server and credentials. */
@@ -45,6 +46,8 @@ export interface KubeResponse {
   read(): Promise<Uint8Array | null>
   /** The whole remaining body as text; only the first `maxChars` are kept (default: all). */
   text(maxChars?: number): Promise<string>
+  /** The whole remaining body as bytes, undecoded; only the first `maxBytes` are kept (default: all), the rest is drained. */
+  bytes(maxBytes?: number): Promise<Uint8Array>
   /** Destroys the connection; pending and later reads reject with `reason` (default: aborted). */
   close(reason?: KubeError): void
 }
@@ -189,12 +192,27 @@ function responseOf(
       return Array.isArray(v) ? v.join(', ') : v
     },
     read,
+    ...bodyReaders(read),
+    close(reason = new KubeAbortedError('closed')) {
+      if (done) return
+      finish()
+      close(reason)
+    },
+  }
+}
+
+/**
+ * `text()` and `bytes()` of a response, from its chunk reader: both read to the end, keep the
+ * first `max` characters/bytes and drain the rest, so the connection ends cleanly.
+ */
+export function bodyReaders(read: () => Promise<Uint8Array | null>): Pick<KubeResponse, 'text' | 'bytes'> {
+  return {
     async text(maxChars = Number.POSITIVE_INFINITY) {
       const decoder = new TextDecoder('utf-8')
       const parts: string[] = []
       let length = 0
       for (let chunk = await read(); chunk !== null; chunk = await read()) {
-        if (length >= maxChars) continue // drain, so the connection ends cleanly
+        if (length >= maxChars) continue
         const s = decoder.decode(chunk, { stream: true })
         parts.push(s)
         length += s.length
@@ -203,10 +221,15 @@ function responseOf(
       const text = parts.join('')
       return text.length > maxChars ? text.slice(0, maxChars) : text
     },
-    close(reason = new KubeAbortedError('closed')) {
-      if (done) return
-      finish()
-      close(reason)
+    async bytes(maxBytes = Number.POSITIVE_INFINITY) {
+      const parts: Uint8Array[] = []
+      let length = 0
+      for (let chunk = await read(); chunk !== null; chunk = await read()) {
+        if (length >= maxBytes) continue
+        parts.push(chunk)
+        length += chunk.length
+      }
+      return concatBytes(parts, Math.min(length, maxBytes))
     },
   }
 }

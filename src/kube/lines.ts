@@ -1,4 +1,5 @@
-// Line framing of a watch body: UTF-8 bytes in, one string per `\n`-terminated line out.
+// Line framing of a watch body: UTF-8 bytes in, one string per `\n`-terminated line out
+// (LineFramer), or one byte range per line for the byte-level scanner (ByteLineFramer).
 //
 // Each chunk is decoded once (streaming TextDecoder, so a multi-byte character split across chunks
 // is kept whole; `\n` never occurs inside a UTF-8 sequence, so splitting the decoded text is exact).
@@ -72,3 +73,112 @@ export class LineFramer {
 }
 
 const NONE: string[] = []
+
+/** Joins byte chunks into one Uint8Array of `length` bytes (the first `length` bytes of the chunks); no copy for one chunk. */
+export function concatBytes(parts: readonly Uint8Array[], length = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
+  if (parts.length === 1 && parts[0].length >= length) return plain(parts[0]).subarray(0, length)
+  const out = new Uint8Array(length)
+  let at = 0
+  for (const p of parts) {
+    if (at >= length) break
+    const n = Math.min(p.length, length - at)
+    out.set(n === p.length ? p : p.subarray(0, n), at)
+    at += n
+  }
+  return out
+}
+
+/** A plain Uint8Array view of `bytes` (a Node Buffer is a subclass; one class keeps the scanner's loads monomorphic). */
+function plain(bytes: Uint8Array): Uint8Array {
+  return bytes.constructor === Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+const EMPTY = new Uint8Array(0)
+const KEEP_BOM = new TextDecoder('utf-8', { ignoreBOM: true })
+
+/**
+ * Splits a byte stream into lines without decoding it: after {@link ByteLineFramer.push}, each
+ * {@link ByteLineFramer.next} that returns true exposes one line as `buf[start, end)` (without
+ * its `\n`; a `\r` before it is kept), valid until the next call. A line inside one chunk is a
+ * view of that chunk; a line spanning chunks is kept as a list of parts and joined once.
+ * A UTF-8 BOM at the very start of the stream is dropped, as the streaming TextDecoder does.
+ */
+export class ByteLineFramer {
+  buf: Uint8Array = EMPTY
+  start = 0
+  end = 0
+  private chunk: Uint8Array = EMPTY
+  private at = 0
+  private parts: Uint8Array[] = []
+  private pending = 0
+  private first = true
+
+  /** Hands over the next chunk; call {@link next} until it returns false before pushing again. */
+  push(chunk: Uint8Array): void {
+    this.chunk = plain(chunk)
+    this.at = 0
+  }
+
+  /** Exposes the next complete line of the pushed chunks; false when the chunk is used up. */
+  next(): boolean {
+    const chunk = this.chunk
+    const at = this.at
+    if (at >= chunk.length) return false
+    const nl = chunk.indexOf(10, at)
+    if (nl < 0) {
+      this.parts.push(chunk.subarray(at))
+      this.pending += chunk.length - at
+      this.at = chunk.length
+      return false
+    }
+    this.at = nl + 1
+    if (this.parts.length === 0) {
+      this.buf = chunk
+      this.start = at
+      this.end = nl
+    } else {
+      this.parts.push(chunk.subarray(at, nl))
+      this.buf = concatBytes(this.parts, this.pending + nl - at)
+      this.start = 0
+      this.end = this.buf.length
+      this.parts = []
+      this.pending = 0
+    }
+    if (this.first) {
+      this.first = false
+      this.skipBom()
+    }
+    return true
+  }
+
+  /** The current line decoded (for messages and the JSON.parse path); a BOM inside is kept. */
+  text(): string {
+    return KEEP_BOM.decode(this.buf.subarray(this.start, this.end))
+  }
+
+  /** The bytes after the last `\n` decoded (a truncated last line); '' when the body ended on a line end. */
+  rest(): string {
+    if (this.parts.length === 0) return ''
+    this.buf = concatBytes(this.parts, this.pending)
+    this.start = 0
+    this.end = this.buf.length
+    this.parts = []
+    this.pending = 0
+    if (this.first) {
+      this.first = false
+      this.skipBom()
+    }
+    return this.text()
+  }
+
+  /** Bytes currently held for an unfinished line (for memory accounting). */
+  get pendingLength(): number {
+    return this.pending
+  }
+
+  private skipBom(): void {
+    const b = this.buf
+    const s = this.start
+    if (this.end - s >= 3 && b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf) this.start = s + 3
+  }
+}

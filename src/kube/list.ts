@@ -1,7 +1,9 @@
-// One page of a paginated LIST (kube-api.md "LIST"), converted item by item to compact metas.
+// One page of a paginated LIST (kube-api.md "LIST"), converted item by item to compact metas:
+// by the resource's byte-level scanner when it has one (pods), else by JSON.parse + convert.
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError } from './errors.ts'
 import type { ResourceSpec } from './resources.ts'
+import { JsonScanError, scanCounters, type ScannedList } from './scan.ts'
 import { responseError } from './status.ts'
 
 /** A converted LIST page. */
@@ -43,7 +45,29 @@ export async function fetchListPage<T extends { readonly resourceVersion: string
   if (req.continueToken) query += `&continue=${encodeURIComponent(req.continueToken)}`
   const res = await client.get(spec.path + query, { accept: spec.listAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs })
   if (res.status !== 200) throw await responseError(res)
-  const text = await res.text()
+  if (spec.scan === undefined) return pageOfText(spec, await res.text())
+
+  // The byte-level path: no decoded text and no object graph for the body.
+  const body = await res.bytes()
+  let page: ScannedList<T>
+  try {
+    page = spec.scan.list(body)
+  } catch (err) {
+    if (!(err instanceof JsonScanError)) throw err
+    // JSON.parse gives the error (and its usual message); should it accept what the scanner
+    // rejected, its result stands and the disagreement is counted.
+    const parsed = pageOfText(spec, new TextDecoder().decode(body))
+    scanCounters.fallbacks++
+    return parsed
+  }
+  if (page.items === undefined || !page.resourceVersion) {
+    throw new KubeDecodeError(`${spec.name} list: no items or no metadata.resourceVersion`)
+  }
+  return { items: page.items, dropped: page.total - page.items.length, resourceVersion: page.resourceVersion, continueToken: page.continueToken }
+}
+
+/** The JSON.parse path: the decoded body parsed whole, then converted item by item. */
+function pageOfText<T extends { readonly resourceVersion: string }>(spec: ResourceSpec<T>, text: string): ListPage<T> {
   let body: Json
   try {
     body = JSON.parse(text) as Json
@@ -52,7 +76,7 @@ export async function fetchListPage<T extends { readonly resourceVersion: string
   }
   const metadata = (typeof body?.metadata === 'object' && body.metadata !== null ? body.metadata : {}) as Json
   const rv = typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : ''
-  if (!Array.isArray(body.items) || !rv) {
+  if (!Array.isArray(body?.items) || !rv) {
     throw new KubeDecodeError(`${spec.name} list: no items or no metadata.resourceVersion`)
   }
   const raw = body.items as unknown[]
@@ -68,3 +92,4 @@ export async function fetchListPage<T extends { readonly resourceVersion: string
     continueToken: typeof metadata.continue === 'string' ? metadata.continue : '',
   }
 }
+

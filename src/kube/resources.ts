@@ -1,6 +1,7 @@
 // The three watched collections (behaviour.md §1): where they live, what to Accept, how to convert.
 import { ownerMetaOf, podMetaOf } from '../model/convert.ts'
 import type { OwnerMeta, PodMeta } from '../model/types.ts'
+import { podScanner, type ByteScanner } from './scan.ts'
 
 /** A watched collection across all namespaces and the converter applied to each of its objects. */
 export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
@@ -14,6 +15,11 @@ export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
   readonly watchAccept: string
   /** Parsed JSON object → compact meta; undefined when it has no `metadata.uid` (behaviour.md §9). */
   readonly convert: (obj: unknown) => T | undefined
+  /**
+   * Optional byte-level fast path (src/kube/scan.ts): LIST bodies and watch lines as UTF-8 bytes
+   * straight to metas, with the same results as JSON.parse + `convert`.
+   */
+  readonly scan?: ByteScanner<T>
 }
 
 const JSON_ONLY = 'application/json'
@@ -28,6 +34,7 @@ export const podsResource: ResourceSpec<PodMeta> = {
   listAccept: JSON_ONLY,
   watchAccept: JSON_ONLY,
   convert: podMetaOf,
+  scan: podScanner,
 }
 
 /** `apps/v1` ReplicaSets, metadata only. */

@@ -1,9 +1,11 @@
 // One WATCH request (or streaming list, which is a watch): framing, parsing and converting each
-// line as it arrives (kube-api.md "WATCH", "Streaming lists").
+// line as it arrives (kube-api.md "WATCH", "Streaming lists"). Resources with a byte-level scanner
+// (pods) frame and scan the lines as bytes; the others decode and JSON.parse them.
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError, type KubeApiError } from './errors.ts'
-import { LineFramer } from './lines.ts'
+import { ByteLineFramer, LineFramer } from './lines.ts'
 import type { ResourceSpec } from './resources.ts'
+import { JsonScanError, scanCounters, type ByteScanner, type ScannedLine } from './scan.ts'
 import { responseError, statusError } from './status.ts'
 import { startWatchdog, type Watchdog } from './watchdog.ts'
 
@@ -65,6 +67,9 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
   const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs })
   if (res.status !== 200) throw await responseError(res)
 
+  // Pods: lines framed as bytes and scanned without decoding (scan.ts); others: decoded text lines.
+  const scanner = spec.scan
+  const bytes = scanner ? new ByteLineFramer() : undefined
   const framer = new LineFramer()
   let batch: string[] = []
   let at = 0
@@ -110,8 +115,37 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
     }
   }
 
+  /** The current line of `bytes`: scanned; BOOKMARK, ERROR and unknown types take the JSON.parse path. */
+  const scanLine = (f: ByteLineFramer, scan: ByteScanner<T>): WatchItem<T> => {
+    let line: ScannedLine<T>
+    try {
+      line = scan.watchLine(f.buf, f.start, f.end)
+    } catch (err) {
+      if (!(err instanceof JsonScanError)) throw err
+      // JSON.parse gives the error (and its usual message); should it accept the line, its result stands, counted.
+      const item = parse(f.text())
+      scanCounters.fallbacks++
+      return item
+    }
+    const type = line.type
+    if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') {
+      initialDog?.kick()
+      return { type, object: line.object, resourceVersion: line.object !== undefined ? line.object.resourceVersion : line.resourceVersion }
+    }
+    scanCounters.parsedLines++
+    return parse(f.text())
+  }
+
   const next = async (): Promise<WatchItem<T> | null> => {
     for (;;) {
+      if (bytes !== undefined) {
+        while (bytes.next()) {
+          const n = bytes.end - bytes.start
+          if (n === 0 || (n === 1 && bytes.buf[bytes.start] === 13)) continue
+          lines++
+          return scanLine(bytes, scanner!)
+        }
+      }
       while (at < batch.length) {
         const line = batch[at++]
         if (line.length === 0 || line === '\r') continue
@@ -121,11 +155,15 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
       const chunk = await res.read()
       if (chunk === null) {
         close()
-        if (framer.rest().trim() !== '') throw new KubeTransportError(`${spec.name} watch: body ended inside a line`)
+        const rest = bytes !== undefined ? bytes.rest() : framer.rest()
+        if (rest.trim() !== '') throw new KubeTransportError(`${spec.name} watch: body ended inside a line`)
         return null
       }
-      batch = framer.push(chunk)
-      at = 0
+      if (bytes !== undefined) bytes.push(chunk)
+      else {
+        batch = framer.push(chunk)
+        at = 0
+      }
     }
   }
 

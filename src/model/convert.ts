@@ -3,8 +3,8 @@ import { createInterner } from './intern.ts'
 import type { ContainerMeta, OwnerKind, OwnerMeta, OwnerRef, PodMeta } from './types.ts'
 
 // Strings that repeat across objects (namespaces, kinds, owner names, container names, images,
-// versions) are interned so that retained metas share them.
-const intern = createInterner()
+// versions) are interned so that retained metas share them (shared with the byte scanner, src/kube/scan.ts).
+export const intern = createInterner()
 
 // The API server sends JSON; these readers accept anything and fall back to the spec's defaults
 // (behaviour.md §9), so a malformed object can never throw here.
@@ -76,6 +76,13 @@ export function compareUtf8(a: string, b: string): number {
   return a.length - b.length
 }
 
+/** The pod's `version`: its non-empty images quoted, in UTF-8 byte order, comma-joined (sorts `images` in place). */
+export function versionOf(images: string[]): string {
+  if (images.length === 0) return ''
+  if (images.length === 1) return intern(`'${images[0]}'`)
+  return intern(images.sort(compareUtf8).map((i) => `'${i}'`).join(','))
+}
+
 function podIpOf(status: Json): { ip: number; hasIp: boolean } {
   const podIP = str(status.podIP)
   let ip = podIP ? parseIpv4(podIP) : -1
@@ -114,10 +121,7 @@ export function podMetaOf(obj: unknown): PodMeta | undefined {
       if (id) containers.push({ id, name: intern(str(cs.name)), image })
     }
   }
-  let version = ''
-  if (images.length === 1) version = intern(`'${images[0]}'`)
-  else if (images.length > 1) version = intern(images.sort(compareUtf8).map((i) => `'${i}'`).join(','))
-
+  const version = versionOf(images)
   const owner = controllerOf(metadata)
   return {
     uid,
