@@ -73,3 +73,46 @@ describe('reducer link: stuck reducer (behaviour.md §7)', () => {
     expect(link.stats().disconnects.drain_timeout).toBe(1)
   })
 })
+
+describe('reducer link: a resync larger than the byte limit (behaviour.md §6, §7)', () => {
+  it('is encoded as the reducer reads: no overflow, no reconnect, everything in order', async () => {
+    const r = await startFakeReducer({ reads: () => false })
+    cleanups.push(() => r.close())
+    const ended: DisconnectReason[] = []
+    // ~6 MB that LZ4 cannot shrink: far above the limit and the loopback kernel buffers.
+    const burst: IngestMessage[] = [{ type: 'pod_resync', resyncCount: 1n }]
+    for (let i = 0; i < 400; i++) burst.push(noisyContainer(i))
+    const link = createReducerLink({
+      host: '127.0.0.1',
+      port: r.port,
+      hostname: 'h',
+      heartbeatIntervalMs: 25,
+      flushDelayMs: 5,
+      backoffInitialMs: 10,
+      backoffMaxMs: 20,
+      drainTimeoutMs: 60_000,
+      maxBufferedBytes: 256 * 1024,
+      onSession: () => void link.send(burst),
+      onDisconnect: (reason) => void ended.push(reason),
+    })
+    const ac = new AbortController()
+    const done = link.run(ac.signal)
+    cleanups.push(async () => {
+      ac.abort()
+      await done
+    })
+    const conn = await r.connection(0, 10_000)
+    // The reducer does not read for 20 heartbeats: the old behaviour (the whole burst in the
+    // socket) ended the session here with buffer_overflow.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(ended).toEqual([])
+    // Most of the burst still waits as messages, not as bytes in the socket.
+    expect(link.stats().bufferedBytes).toBeGreaterThan(1_000_000)
+    conn.socket.resume()
+    await conn.waitFor((m) => m.filter((x) => x.type === 'pod_container').length === 400, 20_000, 'the whole resync')
+    const containers = conn.messages.filter((x) => x.type === 'pod_container').map((x) => (x as unknown as { uid: string }).uid)
+    expect(containers).toEqual(burst.slice(1).map((m) => (m as { uid: string }).uid))
+    expect(ended).toEqual([])
+    expect(link.stats().connects).toBe(1)
+  })
+})

@@ -35,13 +35,42 @@ export interface SessionDeps {
 // per unit, headers ≤ 28 bytes): the link then skips fitMessage's exact UTF-8 measurement.
 const SAFE_CHARS = Math.floor((MAX_MESSAGE_BYTES - 64) / 3)
 
-function surelyFits(msg: IngestMessage): boolean {
+/** UTF-16 units of a message's strings: a cheap size estimate (and an upper bound of a third of its UTF-8 bytes). */
+function stringChars(msg: IngestMessage): number {
   let chars = 0
   for (const key in msg) {
     const v = (msg as unknown as Record<string, unknown>)[key]
     if (typeof v === 'string') chars += v.length
   }
-  return chars <= SAFE_CHARS
+  return chars
+}
+
+/** Rough raw bytes of a queued message: its strings plus the largest fixed header. */
+const estimateBytes = (msg: IngestMessage): number => stringChars(msg) + 28
+
+/**
+ * Messages are encoded into the socket only while fewer than this many bytes wait there: a large
+ * burst (a resync of a big cluster) stays as message objects, which share the stores' strings,
+ * and is encoded as the reducer reads, instead of sitting in the socket as tens of MiB of copies.
+ */
+const SOCKET_LOW_WATER_BYTES = 256 * 1024
+
+function estimateRest(q: Queued): number {
+  let bytes = 0
+  for (let i = q.at; i < q.messages.length; i++) bytes += estimateBytes(q.messages[i]!)
+  return bytes
+}
+
+/** A batch given to `send`, waiting for the socket. */
+interface Queued {
+  readonly messages: readonly IngestMessage[]
+  /** Next message to encode. */
+  at: number
+  readonly enqueuedAtMs: number | undefined
+  /** Starts with `pod_resync`: a full re-announcement, bounded by the cluster, exempt from the byte limit. */
+  readonly resync: boolean
+  /** Estimated raw bytes of the batch (0 for a resync), counted until it is wholly encoded. */
+  readonly bytes: number
 }
 
 /**
@@ -59,6 +88,12 @@ export class Session {
   private pendingMessages = 0
   /** `enqueuedAtMs` of the sends waiting for the next flush. */
   private readonly pendingSince: number[] = []
+  /** Batches waiting for the socket to go below the low-water mark, in order. */
+  private readonly queue: Queued[] = []
+  /** Estimated raw bytes of the queued messages that count against `maxBufferedBytes`. */
+  private queuedBytes = 0
+  /** The socket length below which queued messages are encoded (a quarter of the limit at most). */
+  private readonly lowWater: number
   private flushTimer: ReturnType<typeof setTimeout> | undefined
   private drainTimer: ReturnType<typeof setTimeout> | undefined
   private heartbeatTimer: ReturnType<typeof setInterval> | undefined
@@ -69,6 +104,7 @@ export class Session {
     private readonly deps: SessionDeps,
   ) {
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve))
+    this.lowWater = Math.min(SOCKET_LOW_WATER_BYTES, Math.floor(config.maxBufferedBytes / 4))
     socket.on('error', (err) => this.end('socket_error', new ConnectionLostError(`reducer connection failed: ${err.message}`, { cause: err })))
     // The reducer never writes; 'end' is its FIN, seen at once rather than at the next write.
     socket.on('end', () => this.end('peer_closed', new ConnectionLostError('the reducer closed the connection')))
@@ -76,14 +112,18 @@ export class Session {
     socket.on('drain', () => {
       clearTimeout(this.drainTimer)
       this.drainTimer = undefined
+      this.pump()
     })
     // Reading (and discarding) is what makes 'end' fire.
     socket.resume()
   }
 
-  /** Bytes waiting in the socket. */
+  /** Bytes waiting in the socket plus the estimated bytes of queued messages (resyncs included). */
   get bufferedBytes(): number {
-    return this.done ? 0 : this.socket.writableLength
+    if (this.done) return 0
+    let queued = 0
+    for (const q of this.queue) queued += q.resync ? estimateRest(q) : q.bytes
+    return this.socket.writableLength + queued
   }
 
   /** Writes version_info raw, then the LZ4 handshake, flushed; starts the heartbeat. */
@@ -101,40 +141,68 @@ export class Session {
 
   /**
    * Encodes `messages` (shortened to fit when needed) stamped with the wall clock; flushes when
-   * `flushBytes` are pending, else within `flushDelayMs`. Returns false (nothing written) once
-   * the session has ended.
+   * `flushBytes` are pending, else within `flushDelayMs`. Batches are queued in order and encoded
+   * while the socket holds less than the low-water mark; the rest as the reducer reads ('drain').
+   * Returns false (nothing written) once the session has ended.
    */
   send(messages: readonly IngestMessage[], enqueuedAtMs?: number): boolean {
     if (this.done) return false
     if (messages.length === 0) return true
+    const resync = messages[0]!.type === 'pod_resync'
+    let bytes = 0
+    if (!resync) for (const m of messages) bytes += estimateBytes(m)
+    this.queue.push({ messages, at: 0, enqueuedAtMs, resync, bytes })
+    this.queuedBytes += bytes
+    this.pump()
+    return true
+  }
+
+  /** Encodes queued batches while the socket is below the low-water mark (called on 'drain'). */
+  private pump(): void {
+    if (this.done) return
     const ts = this.timestampNs()
-    const c = this.deps.counters
-    if (enqueuedAtMs !== undefined) this.pendingSince.push(enqueuedAtMs)
-    for (const original of messages) {
-      let msg = original
-      if (!surelyFits(msg)) {
-        const fitted = fitMessage(msg)
-        if (fitted.shortened) {
-          c.shortenedMessages++
-          const uid = (msg as { uid?: string }).uid
-          this.deps.log.warn(`shortened:${msg.type}`, `${msg.type}${uid ? ` of pod ${uid}` : ''} is over ${MAX_MESSAGE_BYTES} bytes: fields shortened to fit`)
-        }
-        msg = fitted.message
-      }
-      try {
-        this.writer.write(msg, ts)
-        this.pendingMessages++
-      } catch (err) {
-        if (!(err instanceof IngestEncodeError)) throw err
-        c.encodeErrors++
-        this.deps.log.error(`encode:${msg.type}`, `cannot encode ${msg.type}, skipped: ${err.message}`)
-      }
-      if (this.writer.length >= this.config.flushBytes) this.flush()
+    const socket = this.socket
+    while (this.queue.length > 0) {
+      const q = this.queue[0]!
+      const n = q.messages.length
+      // Message by message: a flush (every flushBytes) is what raises the socket's length.
+      while (q.at < n && socket.writableLength < this.lowWater) this.encode(q.messages[q.at++]!, ts)
+      if (q.at < n) break
+      this.queue.shift()
+      this.queuedBytes -= q.bytes
+      if (q.enqueuedAtMs !== undefined) this.pendingSince.push(q.enqueuedAtMs)
     }
+    this.scheduleFlush()
+  }
+
+  /** Encodes one message (shortened to fit when needed); flushes every `flushBytes`. */
+  private encode(original: IngestMessage, ts: bigint): void {
+    const c = this.deps.counters
+    let msg = original
+    if (stringChars(msg) > SAFE_CHARS) {
+      const fitted = fitMessage(msg)
+      if (fitted.shortened) {
+        c.shortenedMessages++
+        const uid = (msg as { uid?: string }).uid
+        this.deps.log.warn(`shortened:${msg.type}`, `${msg.type}${uid ? ` of pod ${uid}` : ''} is over ${MAX_MESSAGE_BYTES} bytes: fields shortened to fit`)
+      }
+      msg = fitted.message
+    }
+    try {
+      this.writer.write(msg, ts)
+      this.pendingMessages++
+    } catch (err) {
+      if (!(err instanceof IngestEncodeError)) throw err
+      c.encodeErrors++
+      this.deps.log.error(`encode:${msg.type}`, `cannot encode ${msg.type}, skipped: ${err.message}`)
+    }
+    if (this.writer.length >= this.config.flushBytes) this.flush()
+  }
+
+  private scheduleFlush(): void {
     if (this.writer.length > 0 && this.flushTimer === undefined) {
       this.flushTimer = setTimeout(() => this.flush(), this.config.flushDelayMs)
     }
-    return true
   }
 
   /** Writes what is pending as LZ4 block(s) to the socket. */
@@ -170,6 +238,9 @@ export class Session {
    */
   async shutdown(): Promise<void> {
     if (this.done) return
+    // What is queued still goes out (bounded: queued bytes are checked at every heartbeat).
+    const ts = this.timestampNs()
+    for (const q of this.queue.splice(0)) for (let i = q.at; i < q.messages.length; i++) this.encode(q.messages[i]!, ts)
     this.flush()
     this.socket.write(this.frame.end())
     this.finish({ cause: 'shutdown' })
@@ -186,9 +257,11 @@ export class Session {
 
   private heartbeat(): void {
     if (this.done) return
-    // Checked here rather than at every flush: a resync burst may legitimately buffer a lot for a
-    // moment; what must not happen is staying above the limit (behaviour.md §7).
-    const waiting = this.socket.writableLength
+    // Checked here rather than at every flush: a burst may legitimately buffer a lot for a moment;
+    // what must not happen is staying above the limit (behaviour.md §7). A queued resync is not
+    // counted: it is bounded by the cluster, shares the stores' strings, and is encoded only as the
+    // reducer reads (the drain timeout still ends a reducer that stopped reading).
+    const waiting = this.socket.writableLength + this.queuedBytes
     if (waiting > this.config.maxBufferedBytes) {
       this.end('buffer_overflow', new BackpressureError('buffer_overflow', `${waiting} bytes wait to be written to the reducer (limit ${this.config.maxBufferedBytes})`))
       return
@@ -211,6 +284,8 @@ export class Session {
     clearInterval(this.heartbeatTimer)
     this.flushTimer = this.drainTimer = this.heartbeatTimer = undefined
     this.pendingSince.length = 0
+    this.queue.length = 0
+    this.queuedBytes = 0
     this.resolveEnded(end)
   }
 
