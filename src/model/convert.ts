@@ -13,13 +13,27 @@ type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 
+// Pods of one owner share one OwnerRef (bounded like the interner: forgotten wholesale past the limit).
+const OWNER_REFS_LIMIT = 100_000
+let ownerRefs = new Map<string, OwnerRef>()
+
+/** The shared OwnerRef for these (interned) strings. */
+export function ownerRef(kind: string, uid: string, name: string): OwnerRef {
+  const known = ownerRefs.get(uid)
+  if (known !== undefined && known.kind === kind && known.name === name) return known
+  if (ownerRefs.size >= OWNER_REFS_LIMIT) ownerRefs = new Map()
+  const ref: OwnerRef = { kind, uid, name }
+  ownerRefs.set(uid, ref)
+  return ref
+}
+
 /** The first `controller: true` ownerReference, if any (behaviour.md §2). */
 export function controllerOf(metadata: Json): OwnerRef | undefined {
   const refs = metadata.ownerReferences
   if (!Array.isArray(refs)) return undefined
   for (const ref of refs) {
     if (isObject(ref) && ref.controller === true) {
-      return { kind: intern(str(ref.kind)), uid: intern(str(ref.uid)), name: intern(str(ref.name)) }
+      return ownerRef(intern(str(ref.kind)), intern(str(ref.uid)), intern(str(ref.name)))
     }
   }
   return undefined
@@ -132,7 +146,7 @@ export function podMetaOf(obj: unknown): PodMeta | undefined {
     hasIp,
     hostNetwork: spec.hostNetwork === true,
     version,
-    containers,
+    containers: containers.slice(), // exact size: the pushed-to array has room for 17, kept as long as the pod
     ...(owner ? { owner } : {}),
   }
 }
