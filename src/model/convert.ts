@@ -17,13 +17,13 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 const OWNER_REFS_LIMIT = 100_000
 let ownerRefs = new Map<string, OwnerRef>()
 
-/** The shared OwnerRef for these (interned) strings. */
+/** The shared OwnerRef for these strings (interned when first seen). */
 export function ownerRef(kind: string, uid: string, name: string): OwnerRef {
   const known = ownerRefs.get(uid)
   if (known !== undefined && known.kind === kind && known.name === name) return known
   if (ownerRefs.size >= OWNER_REFS_LIMIT) ownerRefs = new Map()
-  const ref: OwnerRef = { kind, uid, name }
-  ownerRefs.set(uid, ref)
+  const ref: OwnerRef = { kind: intern(kind), uid: intern(uid), name: intern(name) }
+  ownerRefs.set(ref.uid, ref)
   return ref
 }
 
@@ -33,7 +33,7 @@ export function controllerOf(metadata: Json): OwnerRef | undefined {
   if (!Array.isArray(refs)) return undefined
   for (const ref of refs) {
     if (isObject(ref) && ref.controller === true) {
-      return ownerRef(intern(str(ref.kind)), intern(str(ref.uid)), intern(str(ref.name)))
+      return ownerRef(str(ref.kind), str(ref.uid), str(ref.name))
     }
   }
   return undefined
@@ -90,11 +90,47 @@ export function compareUtf8(a: string, b: string): number {
   return a.length - b.length
 }
 
+// Versions by their (sorted) images, as a trie of Maps keyed by image: pods of one workload find
+// theirs without building and hashing the joined string (bounded: forgotten wholesale past the limit).
+interface VersionNode {
+  version: string
+  next: Map<string, VersionNode> | undefined
+}
+const VERSIONS_LIMIT = 50_000
+let versions = new Map<string, VersionNode>()
+let versionNodes = 0
+
 /** The pod's `version`: its non-empty images quoted, in UTF-8 byte order, comma-joined (sorts `images` in place). */
 export function versionOf(images: string[]): string {
-  if (images.length === 0) return ''
-  if (images.length === 1) return intern(`'${images[0]}'`)
-  return intern(images.sort(compareUtf8).map((i) => `'${i}'`).join(','))
+  const n = images.length
+  if (n === 0) return ''
+  // Insertion sort: pods have a handful of images.
+  for (let i = 1; i < n; i++) {
+    const x = images[i]!
+    let j = i - 1
+    for (; j >= 0 && compareUtf8(images[j]!, x) > 0; j--) images[j + 1] = images[j]!
+    images[j + 1] = x
+  }
+  let level = versions
+  let node: VersionNode | undefined
+  for (let i = 0; i < n; i++) {
+    const image = images[i]!
+    node = level.get(image)
+    if (node === undefined) {
+      if (versionNodes >= VERSIONS_LIMIT) {
+        versions = new Map()
+        versionNodes = 0
+        level = versions
+        i = -1 // start over in the fresh trie
+        continue
+      }
+      node = { version: intern(images.slice(0, i + 1).map((m) => `'${m}'`).join(',')), next: undefined }
+      level.set(image, node)
+      versionNodes++
+    }
+    if (i + 1 < n) level = node.next ??= new Map()
+  }
+  return node!.version
 }
 
 function podIpOf(status: Json): { ip: number; hasIp: boolean } {
