@@ -127,6 +127,11 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
   const sameTuple = (a: PodMeta['containers'][number], b: PodMeta['containers'][number]) =>
     a === b || (a.id === b.id && a.name === b.name && a.image === b.image)
 
+  function includesTuple(list: readonly PodMeta['containers'][number][], c: PodMeta['containers'][number]): boolean {
+    for (let i = 0; i < list.length; i++) if (sameTuple(list[i]!, c)) return true
+    return false
+  }
+
   const sameAnnouncement = (a: PodMeta, ar: Resolution, b: PodMeta, br: Resolution) =>
     a.ip === b.ip &&
     a.name === b.name &&
@@ -152,29 +157,30 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     entry.annMeta = meta // also releases the previous meta when nothing changed
     entry.annRes = res
     const sent = entry.sent
+    const containers = meta.containers
+    if (sent === containers) return
     let unsent: PodMeta['containers'][number][] | undefined
-    for (const c of meta.containers) {
-      if (!sent.some((s) => sameTuple(s, c))) {
+    for (const c of containers) {
+      if (!includesTuple(sent, c)) {
         out.push(container(meta.uid, c))
         ;(unsent ??= []).push(c)
       }
     }
     // Keep one array when the pod's tuples are exactly what was sent (the common case).
-    if (unsent) entry.sent = sent.every((s) => meta.containers.some((c) => sameTuple(s, c))) ? meta.containers : [...sent, ...unsent]
-    else if (sent !== meta.containers && sent.length === meta.containers.length) entry.sent = meta.containers
+    if (unsent) entry.sent = sent.every((s) => includesTuple(containers, s)) ? containers : [...sent, ...unsent]
+    else if (sent.length === containers.length) entry.sent = containers
   }
 
   /** Resolves the pod and announces it when resolvable and connected (rules 5.1–5.4). */
   function evaluate(entry: PodEntry, out: PodMessage[]): void {
     const ownerUid = entry.meta.owner?.uid ?? ''
     const remembered = entry.resFor === ownerUid ? entry.res : undefined
-    let res = resolveOwner(entry.meta, lookup, remembered)
+    const res = resolveOwner(entry.meta, lookup, remembered, entry.res)
     if (!res) {
       setWaiting(entry, true)
       return
     }
     setWaiting(entry, false)
-    if (sameResolution(res, entry.res)) res = entry.res!
     entry.res = res
     entry.resFor = ownerUid
     if (connected && entry.meta.hasIp) announce(entry, res, out)

@@ -31,22 +31,34 @@ export interface OwnerLookup {
 /**
  * Resolves a pod's effective owner. `remembered` is the pod's earlier resolution for the same owner
  * reference, used when the owner is no longer in its store. `undefined` = the pod must wait.
+ * `current` (the pod's resolution so far) is returned itself when the result equals it, so that
+ * the common case — nothing changed — allocates nothing.
  */
-export function resolveOwner(pod: PodMeta, owners: OwnerLookup, remembered: Resolution | undefined): Resolution | undefined {
+export function resolveOwner(
+  pod: PodMeta,
+  owners: OwnerLookup,
+  remembered: Resolution | undefined,
+  current?: Resolution,
+): Resolution | undefined {
   const o = pod.owner
-  if (!o) return { code: OwnerKindCode.NoOwner, uid: '', name: pod.name }
-  if (!isWatchedOwnerKind(o.kind)) return { code: kindCode(o.kind), uid: o.uid, name: o.name }
+  if (!o) return resolution(OwnerKindCode.NoOwner, '', pod.name, current)
+  if (!isWatchedOwnerKind(o.kind)) return resolution(kindCode(o.kind), o.uid, o.name, current)
   const owner = owners.get(o.kind, o.uid)
   if (owner) {
     const c = owner.controller
-    if (o.kind === 'ReplicaSet' && c?.kind === 'Deployment') return { code: OwnerKindCode.Deployment, uid: c.uid, name: c.name }
-    if (o.kind === 'Job' && c?.kind === 'CronJob') return { code: OwnerKindCode.CronJob, uid: c.uid, name: c.name }
-    return { code: kindCode(o.kind), uid: o.uid, name: o.name }
+    if (o.kind === 'ReplicaSet' && c?.kind === 'Deployment') return resolution(OwnerKindCode.Deployment, c.uid, c.name, current)
+    if (o.kind === 'Job' && c?.kind === 'CronJob') return resolution(OwnerKindCode.CronJob, c.uid, c.name, current)
+    return resolution(kindCode(o.kind), o.uid, o.name, current)
   }
   if (remembered) return remembered
   // An owner stream the API server refuses (403/404): the direct owner stands in (§3 exception).
-  if (owners.unavailable(o.kind)) return { code: kindCode(o.kind), uid: o.uid, name: o.name }
+  if (owners.unavailable(o.kind)) return resolution(kindCode(o.kind), o.uid, o.name, current)
   return undefined
+}
+
+function resolution(code: number, uid: string, name: string, current: Resolution | undefined): Resolution {
+  if (current !== undefined && current.code === code && current.uid === uid && current.name === name) return current
+  return { code, uid, name }
 }
 
 export const sameResolution = (a: Resolution | undefined, b: Resolution | undefined): boolean =>
