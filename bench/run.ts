@@ -65,11 +65,14 @@ mkdirSync(resultsDir, { recursive: true })
 const date = new Date().toISOString().slice(0, 10)
 console.log(`k8s-collector benchmarks — ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}${quick ? ', quick' : ''}`)
 let failed = 0
+const runStarted = performance.now()
 for (const [name, run] of Object.entries(sections)) {
   if (only && !only.has(name)) continue
+  const started = performance.now()
   try {
     const section = await run(opts)
     print(section, previous(section.name))
+    console.log(`  (${name} took ${((performance.now() - started) / 1000).toFixed(0)} s)`)
     const file = join(resultsDir, `${date}-${section.name}${quick ? '-quick' : ''}.json`)
     writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), quick, machine, section }, null, 2) + '\n')
   } catch (err) {
@@ -77,5 +80,5 @@ for (const [name, run] of Object.entries(sections)) {
     console.error(`\n== ${name}: FAILED — ${err instanceof Error ? err.stack ?? err.message : String(err)}`)
   }
 }
-console.log(`\nresults written to ${resultsDir}`)
+console.log(`\nresults written to ${resultsDir} — ${((performance.now() - runStarted) / 60_000).toFixed(1)} min in all`)
 if (failed) process.exit(1)

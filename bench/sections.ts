@@ -1,5 +1,5 @@
 // The benchmark sections `npm run bench` runs, in order.
-import { benchCeiling, benchChurn, benchInformer, benchSync } from './cluster.ts'
+import { benchCeiling, benchChurn, benchInformer, benchSync, benchWire } from './cluster.ts'
 import { benchCodec } from './codec.ts'
 import { benchDecode } from './decode.ts'
 import { benchMatch } from './match.ts'
@@ -13,4 +13,5 @@ export const sections: Record<string, (opts: BenchOptions) => Promise<BenchSecti
   informer: benchInformer,
   sync: benchSync,
   churn: benchChurn,
+  wire: benchWire,
 }

@@ -245,13 +245,37 @@ export interface Churn {
   readonly replaced: number
 }
 
+/** `<prefix>-<5 random chars>`, drawn again while the name is taken in `namespace`. */
+function uniqueName(r: () => number, taken: Set<string>, namespace: string, prefix: string): string {
+  for (;;) {
+    const name = `${prefix}-${alnum(r, 5)}`
+    const key = `${namespace}/${name}`
+    if (!taken.has(key)) {
+      taken.add(key)
+      return name
+    }
+  }
+}
+
 /** Generates the cluster of `pods` pods and renders its list pages. */
 export function buildCluster(pods: number, seed = 7): ReplayCluster {
   const r = rng(seed)
   const nodes = Math.max(10, Math.round(pods / 30))
   const namespaces = Math.max(4, Math.round(pods / 400))
   const counters = { seq: 0, ip: 0 }
-  const podSpecWith = (r: () => number, c: typeof counters, owner: PodSpec['owner'], app: string, hash: string, namespace: string, hostNode?: number): PodSpec => {
+  // Pod names are unique per namespace as in a real cluster (the random 5-char suffix collides
+  // about once among 150k pods; client-node's informer cache is keyed by namespace/name).
+  const listedNames = new Set<string>()
+  const podSpecWith = (
+    r: () => number,
+    c: typeof counters,
+    taken: Set<string>,
+    owner: PodSpec['owner'],
+    app: string,
+    hash: string,
+    namespace: string,
+    hostNode?: number,
+  ): PodSpec => {
     const s = c.seq++
     const n = 1 + Math.floor(r() * 3)
     const images = Array.from({ length: n }, (_, k) => IMAGES[(s + k * 3) % IMAGES.length]!)
@@ -259,7 +283,7 @@ export function buildCluster(pods: number, seed = 7): ReplayCluster {
     const i = hostNode === undefined ? c.ip++ : 0
     return {
       seq: s,
-      name: `${owner.name}-${alnum(r, 5)}`,
+      name: uniqueName(r, taken, namespace, owner.name),
       namespace,
       uid: uuid(r),
       owner,
@@ -274,7 +298,7 @@ export function buildCluster(pods: number, seed = 7): ReplayCluster {
   }
 
   const podSpec = (owner: PodSpec['owner'], app: string, hash: string, namespace: string, hostNode?: number): PodSpec =>
-    podSpecWith(r, counters, owner, app, hash, namespace, hostNode)
+    podSpecWith(r, counters, listedNames, owner, app, hash, namespace, hostNode)
   const podList: PodSpec[] = []
   const rsList: Owner[] = []
   const jobList: Owner[] = []
@@ -328,22 +352,24 @@ export function buildCluster(pods: number, seed = 7): ReplayCluster {
   const lists = new Map<string, ListPages>()
   let listBytes = 0
   let podBytes = 0
-  const render = (path: string, kind: string, apiVersion: string, objects: readonly Json[]): void => {
+  // Objects are built page by page (only 500 alive at a time): 150k rendered pods at once would
+  // cost gigabytes of heap and most of the time in GC.
+  const render = <T>(path: string, kind: string, apiVersion: string, specs: readonly T[], object: (spec: T, i: number) => Json): void => {
     const fragments: Buffer[] = []
-    for (let i = 0; i < objects.length; i += PAGE) {
+    for (let i = 0; i < specs.length; i += PAGE) {
       const parts: string[] = []
-      for (let j = i; j < Math.min(objects.length, i + PAGE); j++) parts.push(JSON.stringify(objects[j]))
+      for (let j = i; j < Math.min(specs.length, i + PAGE); j++) parts.push(JSON.stringify(object(specs[j]!, j)))
       const b = Buffer.from(parts.join(','))
       listBytes += b.length
       if (path === PODS_PATH) podBytes += b.length
       fragments.push(b)
     }
-    lists.set(path, { kind, apiVersion, fragments, items: objects.length })
+    lists.set(path, { kind, apiVersion, fragments, items: specs.length })
   }
   let orv = 500_000
-  render(RS_PATH, 'PartialObjectMetadataList', 'meta.k8s.io/v1', rsList.map((o) => ownerObject(o, orv++)))
-  render(JOBS_PATH, 'PartialObjectMetadataList', 'meta.k8s.io/v1', jobList.map((o) => ownerObject(o, orv++)))
-  render(PODS_PATH, 'PodList', 'v1', podList.map((p, i) => podObject(p, 600_000 + i)))
+  render(RS_PATH, 'PartialObjectMetadataList', 'meta.k8s.io/v1', rsList, (o) => ownerObject(o, orv++))
+  render(JOBS_PATH, 'PartialObjectMetadataList', 'meta.k8s.io/v1', jobList, (o) => ownerObject(o, orv++))
+  render(PODS_PATH, 'PodList', 'v1', podList, (p, i) => podObject(p, 600_000 + i))
 
   return {
     pods: podList.length,
@@ -358,7 +384,8 @@ export function buildCluster(pods: number, seed = 7): ReplayCluster {
       // Every churn starts from the listed state with its own seeded generator: identical streams.
       const cr = rng(seed + 1)
       const cc = { seq: 10_000_000, ip: counters.ip }
-      return makeChurn(deployments, rv, (d, rs) => podSpecWith(cr, cc, { kind: 'ReplicaSet', name: rs.name, uid: rs.uid }, d.name, rs.hash, d.namespace))
+      const taken = new Set(listedNames)
+      return makeChurn(deployments, rv, (d, rs) => podSpecWith(cr, cc, taken, { kind: 'ReplicaSet', name: rs.name, uid: rs.uid }, d.name, rs.hash, d.namespace))
     },
   }
 }

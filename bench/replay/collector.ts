@@ -1,35 +1,50 @@
 // Runs the real collector (`node dist/cli.mjs run`, a separate process) against a replay server,
-// with an in-process tap as its reducer: counts announcements, times the initial sync, measures
-// the process via /proc and reads its /metrics.
+// with an in-process sink as its reducer (sink.ts): counts announcements, times the initial sync,
+// measures the process via /proc and reads its /metrics.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startTap, type Tap, type TapRecord } from '../../src/tap/index.ts'
 import type { ReplayCluster } from './cluster.ts'
 import { cpuMs, freePort, memMB, sleep } from './proc.ts'
 import { writeKubeconfig, type ReplayServer } from './server.ts'
+import { startSink, type SinkMessage } from './sink.ts'
+import { startCaptureProxy, type CaptureProxy } from './wire.ts'
 
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '../../dist/cli.mjs')
 
 export interface CollectorRun {
   readonly pid: number
-  /** Resolves when every pod and container of the cluster was announced at the tap. */
+  /**
+   * Resolves when every pod and container of the cluster was announced at the sink on ONE
+   * connection (distinct uids / container ids: a reconnect's resync cannot fake a sync).
+   */
   synced(timeoutMs: number): Promise<{ wallMs: number; cpuMs: number }>
-  /** Counters of the tap so far. */
+  /** Pod messages received so far (every connection). */
   readonly counts: { podNew: number; containers: number; deletes: number; messages: number }
+  /** Reducer connections the collector opened so far (1 = no reconnect). */
+  connections(): number
   /** Called for every pod message at the tap with its uid and arrival time (Date.now()). */
   onPodMessage?: (uid: string, type: string, at: number) => void
   /** The collector's /metrics as name{labels} → value. */
   metrics(): Promise<Map<string, number>>
   mem(): { rssMB: number; peakMB: number }
   cpuMs(): number
+  /** The bytes the collector sent, when started with `capture` (a relay between it and the tap). */
+  readonly capture?: CaptureProxy
   stop(): Promise<void>
 }
 
-/** Starts the tap and the collector (the clock starts at spawn). `extraNodeArgs` e.g. `--cpu-prof`. */
-export async function runCollector(cluster: ReplayCluster, server: ReplayServer, extraNodeArgs: readonly string[] = []): Promise<CollectorRun> {
+export interface CollectorRunOptions {
+  /** Node flags for the collector, e.g. `--cpu-prof`. */
+  readonly nodeArgs?: readonly string[]
+  /** Relay the reducer connection through a {@link CaptureProxy} that keeps every byte. */
+  readonly capture?: boolean
+}
+
+/** Starts the tap and the collector (the clock starts at spawn). */
+export async function runCollector(cluster: ReplayCluster, server: ReplayServer, opts: CollectorRunOptions = {}): Promise<CollectorRun> {
   if (!existsSync(CLI)) throw new Error(`${CLI} missing: run \`npm run build\` first`)
   const dir = mkdtempSync(join(tmpdir(), 'k8s-bench-'))
   const kubeconfig = join(dir, 'kubeconfig')
@@ -41,8 +56,16 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
   let child: ChildProcess | undefined
   // eslint-disable-next-line prefer-const
   let run: CollectorRun
+  // Distinct announcements of the newest connection.
+  let connection = 0
+  let pods = new Set<string>()
+  let containers = new Set<string>()
+  let syncing = true
   const check = (): void => {
-    if (done && counts.podNew >= cluster.pods && counts.containers >= cluster.containers) {
+    if (done && pods.size >= cluster.pods && containers.size >= cluster.containers) {
+      syncing = false
+      pods = new Set()
+      containers = new Set()
       doneAt = performance.now()
       doneCpu = cpuMs(child!.pid!)
       const d = done
@@ -50,22 +73,31 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
       d()
     }
   }
-  const onRecord = (rec: TapRecord): void => {
+  let sinkError: Error | undefined
+  const onPod = (m: SinkMessage): void => {
     counts.messages++
-    const t = rec.type
-    if (t !== 'pod_new_with_name' && t !== 'pod_container' && t !== 'pod_delete') return
-    if (t === 'pod_new_with_name') counts.podNew++
-    else if (t === 'pod_container') counts.containers++
-    else counts.deletes++
-    run.onPodMessage?.(String(rec.fields.uid), t, Date.now())
+    if (m.connection !== connection && syncing) {
+      pods = new Set()
+      containers = new Set()
+    }
+    connection = m.connection
+    if (m.type === 'pod_new_with_name') {
+      counts.podNew++
+      if (syncing) pods.add(m.uid)
+    } else if (m.type === 'pod_container') {
+      counts.containers++
+      if (syncing) containers.add(`${m.uid} ${m.containerId}`)
+    } else counts.deletes++
+    run.onPodMessage?.(m.uid, m.type, Date.now())
     if (done) check()
   }
-  const tap: Tap = await startTap({ listen: { host: '127.0.0.1', port: 0 }, maxEvents: 1_000, onRecord })
+  const sink = await startSink(onPod, (err) => (sinkError = err))
+  const capture = opts.capture ? await startCaptureProxy(sink.port) : undefined
   const httpPort = await freePort()
   const t0 = performance.now()
   child = spawn(
     process.execPath,
-    [...extraNodeArgs, CLI, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(tap.tcpPort), '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn'],
+    [...(opts.nodeArgs ?? []), CLI, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(capture?.port ?? sink.port), '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn'],
     { stdio: ['ignore', 'inherit', 'inherit'], cwd: dir },
   )
   const pid = child.pid!
@@ -81,7 +113,15 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
     counts,
     synced(timeoutMs) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`collector did not announce all pods in ${timeoutMs} ms (${counts.podNew}/${cluster.pods} pods, ${counts.containers}/${cluster.containers} containers)`)), timeoutMs)
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `collector did not announce all pods on one connection in ${timeoutMs} ms (${pods.size}/${cluster.pods} pods, ${containers.size}/${cluster.containers} containers on connection ${connection} of ${sink.connections}${sinkError ? `; sink: ${sinkError.message}` : ''})`,
+              ),
+            ),
+          timeoutMs,
+        )
         done = () => {
           clearTimeout(timer)
           resolve({ wallMs: doneAt - t0, cpuMs: doneCpu })
@@ -99,14 +139,17 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
       }
       return out
     },
+    connections: () => sink.connections,
     mem: () => memMB(pid),
     cpuMs: () => cpuMs(pid),
+    ...(capture ? { capture } : {}),
     async stop() {
       child!.kill('SIGTERM')
       await Promise.race([exited, sleep(6_000)])
       if (child!.exitCode === null && child!.signalCode === null) child!.kill('SIGKILL')
       process.off('exit', reap)
-      await tap.close()
+      await capture?.close()
+      await sink.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }
