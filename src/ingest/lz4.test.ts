@@ -9,16 +9,9 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { createLz4FrameReader, createLz4FrameWriter, createMessageDecoder, createMessageWriter, frameHeader, Lz4FrameError, type IngestMessage } from './index.ts'
 import { LZ4_WASM_BASE64 } from './lz4-wasm.generated.ts'
 import { xxh32, Xxh32 } from './xxh32.ts'
+import { concatBytes } from '../bytes.ts'
 
-const concat = (parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let o = 0
-  for (const p of parts) {
-    out.set(p, o)
-    o += p.length
-  }
-  return out
-}
+const concat = (parts: Uint8Array[]): Uint8Array => concatBytes(parts)
 const readAll = (bytes: Uint8Array, cut?: number): Uint8Array => {
   const r = createLz4FrameReader()
   if (cut === undefined) return concat(r.push(bytes))

@@ -4,7 +4,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
 import { KubeAbortedError, KubeConfigError, KubeIdleTimeoutError, KubeTransportError, type KubeError } from './errors.ts'
-import { concatBytes } from './lines.ts'
+import { concatBytes } from '../bytes.ts'
 import { startWatchdog } from './watchdog.ts'
 
 /** How `createKubeClient` finds the API server and credentials. */

@@ -5,6 +5,7 @@
 // is kept whole; `\n` never occurs inside a UTF-8 sequence, so splitting the decoded text is exact).
 // A line spanning several chunks is kept as a list of parts and joined once when its `\n` arrives,
 // so a huge line costs O(length), never a quadratic re-concatenation.
+import { concatBytes, plainBytes } from '../bytes.ts'
 
 /** Splits a byte stream into lines; feed chunks with {@link LineFramer.push}. */
 export class LineFramer {
@@ -74,24 +75,7 @@ export class LineFramer {
 
 const NONE: string[] = []
 
-/** Joins byte chunks into one Uint8Array of `length` bytes (the first `length` bytes of the chunks); no copy for one chunk. */
-export function concatBytes(parts: readonly Uint8Array[], length = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
-  if (parts.length === 1 && parts[0].length >= length) return plain(parts[0]).subarray(0, length)
-  const out = new Uint8Array(length)
-  let at = 0
-  for (const p of parts) {
-    if (at >= length) break
-    const n = Math.min(p.length, length - at)
-    out.set(n === p.length ? p : p.subarray(0, n), at)
-    at += n
-  }
-  return out
-}
 
-/** A plain Uint8Array view of `bytes` (a Node Buffer is a subclass; one class keeps the scanner's loads monomorphic). */
-function plain(bytes: Uint8Array): Uint8Array {
-  return bytes.constructor === Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-}
 
 const EMPTY = new Uint8Array(0)
 const KEEP_BOM = new TextDecoder('utf-8', { ignoreBOM: true })
@@ -115,7 +99,7 @@ export class ByteLineFramer {
 
   /** Hands over the next chunk; call {@link next} until it returns false before pushing again. */
   push(chunk: Uint8Array): void {
-    this.chunk = plain(chunk)
+    this.chunk = plainBytes(chunk)
     this.at = 0
   }
 
@@ -138,11 +122,7 @@ export class ByteLineFramer {
       this.end = nl
     } else {
       this.parts.push(chunk.subarray(at, nl))
-      this.buf = concatBytes(this.parts, this.pending + nl - at)
-      this.start = 0
-      this.end = this.buf.length
-      this.parts = []
-      this.pending = 0
+      this.joinParts(this.pending + nl - at)
     }
     if (this.first) {
       this.first = false
@@ -159,11 +139,7 @@ export class ByteLineFramer {
   /** The bytes after the last `\n` decoded (a truncated last line); '' when the body ended on a line end. */
   rest(): string {
     if (this.parts.length === 0) return ''
-    this.buf = concatBytes(this.parts, this.pending)
-    this.start = 0
-    this.end = this.buf.length
-    this.parts = []
-    this.pending = 0
+    this.joinParts(this.pending)
     if (this.first) {
       this.first = false
       this.skipBom()
@@ -174,6 +150,15 @@ export class ByteLineFramer {
   /** Bytes currently held for an unfinished line (for memory accounting). */
   get pendingLength(): number {
     return this.pending
+  }
+
+  /** The held parts (`length` bytes in all) become the current line. */
+  private joinParts(length: number): void {
+    this.buf = concatBytes(this.parts, length)
+    this.start = 0
+    this.end = this.buf.length
+    this.parts = []
+    this.pending = 0
   }
 
   private skipBom(): void {

@@ -15,18 +15,13 @@ import { fetchListPage, type ListPage } from './list.ts'
 import { podsResource, type ResourceSpec } from './resources.ts'
 import { JsonScanError, scanCounters, scanPodJson, scanPodList, scanPodWatchLine, validateJson } from './scan.ts'
 import { openWatch, type WatchItem } from './watch.ts'
+import { concatBytes } from '../bytes.ts'
 
 const enc = new TextEncoder()
 const bytesOf = (s: string): Uint8Array => enc.encode(s)
 const bin = (...parts: (string | number[])[]): Uint8Array => {
   const chunks = parts.map((p) => (typeof p === 'string' ? enc.encode(p) : Uint8Array.from(p)))
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
-  let at = 0
-  for (const c of chunks) {
-    out.set(c, at)
-    at += c.length
-  }
-  return out
+  return concatBytes(chunks)
 }
 
 /** The reference: what the JSON.parse path yields for these bytes (or the error it throws). */

@@ -2,6 +2,7 @@
 // rest through the LZ4 frame reader and the message decoder, recording everything per connection.
 import { createServer, type Socket } from 'node:net'
 import { createLz4FrameReader, createMessageDecoder, type TimedMessage } from '../ingest/index.ts'
+import { concatBytes } from '../bytes.ts'
 
 export interface FakeConnection {
   readonly index: number
@@ -37,15 +38,7 @@ export interface FakeReducerOptions {
   readonly host?: string
 }
 
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
-  let at = 0
-  for (const c of chunks) {
-    out.set(c, at)
-    at += c.length
-  }
-  return out
-}
+const concat = (chunks: readonly Uint8Array[]): Uint8Array => concatBytes(chunks)
 
 export async function startFakeReducer(opts: FakeReducerOptions = {}): Promise<FakeReducer> {
   const connections: FakeConnection[] = []

@@ -4,7 +4,7 @@ import type { IngestMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
 import type { DisconnectReason } from './config.ts'
 import { startFakeReducer, types } from './fake-reducer.test-helper.ts'
-import { createReducerLink } from './link.ts'
+import { createReducerLink, type ReducerLink } from './link.ts'
 
 beforeAll(() => {
   logger.level = -999
@@ -21,27 +21,20 @@ function noisyContainer(i: number): IngestMessage {
   return { type: 'pod_container', uid: `u${i}`, containerId: `containerd://${i}`, containerName: 'c', containerImage: Buffer.from(bytes).toString('base64') }
 }
 
-/** Runs a link against a reducer that never reads its first connection; returns how that session ended. */
-async function stuckFirstConnection(limits: { drainTimeoutMs: number; maxBufferedBytes: number }) {
-  const r = await startFakeReducer({ reads: (i) => i > 0 })
-  cleanups.push(() => r.close())
+/** A link to `port` with fast timings; records how its sessions ended; stopped after the test. */
+function startLink(port: number, opts: { drainTimeoutMs: number; maxBufferedBytes: number; onSession: (link: ReducerLink) => void }) {
   const ended: DisconnectReason[] = []
-  let sessions = 0
-  const link = createReducerLink({
+  const link: ReducerLink = createReducerLink({
     host: '127.0.0.1',
-    port: r.port,
+    port,
     hostname: 'h',
     heartbeatIntervalMs: 25,
     flushDelayMs: 5,
     backoffInitialMs: 10,
     backoffMaxMs: 20,
-    ...limits,
-    onSession() {
-      sessions++
-      // Far more than the kernel buffers of a loopback connection whose reader is stuck.
-      if (sessions === 1) for (let i = 0; i < 600; i++) link.send([noisyContainer(i)])
-      else link.send([{ type: 'pod_resync', resyncCount: BigInt(sessions) }])
-    },
+    drainTimeoutMs: opts.drainTimeoutMs,
+    maxBufferedBytes: opts.maxBufferedBytes,
+    onSession: () => opts.onSession(link),
     onDisconnect: (reason) => void ended.push(reason),
   })
   const ac = new AbortController()
@@ -49,6 +42,23 @@ async function stuckFirstConnection(limits: { drainTimeoutMs: number; maxBuffere
   cleanups.push(async () => {
     ac.abort()
     await done
+  })
+  return { link, ended }
+}
+
+/** Runs a link against a reducer that never reads its first connection; returns how that session ended. */
+async function stuckFirstConnection(limits: { drainTimeoutMs: number; maxBufferedBytes: number }) {
+  const r = await startFakeReducer({ reads: (i) => i > 0 })
+  cleanups.push(() => r.close())
+  let sessions = 0
+  const { link, ended } = startLink(r.port, {
+    ...limits,
+    onSession(l) {
+      sessions++
+      // Far more than the kernel buffers of a loopback connection whose reader is stuck.
+      if (sessions === 1) for (let i = 0; i < 600; i++) l.send([noisyContainer(i)])
+      else l.send([{ type: 'pod_resync', resyncCount: BigInt(sessions) }])
+    },
   })
   const second = await r.connection(1, 10_000)
   await second.waitFor((m) => m.some((x) => x.type === 'pod_resync'), 5_000, 'the second session')
@@ -78,29 +88,10 @@ describe('reducer link: a resync larger than the byte limit (behaviour.md ยง6, ย
   it('is encoded as the reducer reads: no overflow, no reconnect, everything in order', async () => {
     const r = await startFakeReducer({ reads: () => false })
     cleanups.push(() => r.close())
-    const ended: DisconnectReason[] = []
     // ~6 MB that LZ4 cannot shrink: far above the limit and the loopback kernel buffers.
     const burst: IngestMessage[] = [{ type: 'pod_resync', resyncCount: 1n }]
     for (let i = 0; i < 400; i++) burst.push(noisyContainer(i))
-    const link = createReducerLink({
-      host: '127.0.0.1',
-      port: r.port,
-      hostname: 'h',
-      heartbeatIntervalMs: 25,
-      flushDelayMs: 5,
-      backoffInitialMs: 10,
-      backoffMaxMs: 20,
-      drainTimeoutMs: 60_000,
-      maxBufferedBytes: 256 * 1024,
-      onSession: () => void link.send(burst),
-      onDisconnect: (reason) => void ended.push(reason),
-    })
-    const ac = new AbortController()
-    const done = link.run(ac.signal)
-    cleanups.push(async () => {
-      ac.abort()
-      await done
-    })
+    const { link, ended } = startLink(r.port, { drainTimeoutMs: 60_000, maxBufferedBytes: 256 * 1024, onSession: (l) => void l.send(burst) })
     const conn = await r.connection(0, 10_000)
     // The reducer does not read for 20 heartbeats: the old behaviour (the whole burst in the
     // socket) ended the session here with buffer_overflow.

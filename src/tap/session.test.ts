@@ -5,6 +5,7 @@ import { createLz4FrameWriter, createMessageWriter, encodeMessage, type IngestMe
 import { CONNECT, HANDSHAKE, SESSION, TS, VERSION, collectorBytes, container, createCollectorStream, podNew } from './fixtures.ts'
 import { createTapSession, type ReceivedMessage, type TapSession } from './session.ts'
 import type { CloseReason } from './close-reason.ts'
+import { concatBytes } from '../bytes.ts'
 
 function feed(session: TapSession, chunks: Iterable<Uint8Array>): { messages: ReceivedMessage[]; close?: CloseReason } {
   const messages: ReceivedMessage[] = []
@@ -18,15 +19,7 @@ function feed(session: TapSession, chunks: Iterable<Uint8Array>): { messages: Re
 }
 
 const types = (ms: readonly ReceivedMessage[]): string[] => ms.map((m) => m.msg.type)
-const concat = (...parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let o = 0
-  for (const p of parts) {
-    out.set(p, o)
-    o += p.length
-  }
-  return out
-}
+const concat = (...parts: Uint8Array[]): Uint8Array => concatBytes(parts)
 /** LZ4-frames already encoded message bytes (for hand-made, invalid messages). */
 const lz4 = (raw: Uint8Array): Uint8Array => createLz4FrameWriter().write(raw)
 const encodeAll = (messages: readonly IngestMessage[]): Uint8Array => {

@@ -7,6 +7,7 @@ import { CONNECT, SESSION, TS, VERSION, collectorBytes, createCollectorStream, p
 import { rawClient, until } from './net-helpers.ts'
 import type { ConnectionSnapshot } from './snapshot.ts'
 import { startTap, type Tap } from './start.ts'
+import { concatBytes } from '../bytes.ts'
 
 const SILENCE_MS = 300
 let tap: Tap
@@ -27,12 +28,7 @@ const closedByPort = (port: number): ConnectionSnapshot | undefined => {
   return c && !c.open ? c : undefined
 }
 
-const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const out = new Uint8Array(a.length + b.length)
-  out.set(a)
-  out.set(b, a.length)
-  return out
-}
+const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => concatBytes([a, b])
 
 describe('closing conditions (protocol.md §1.4)', () => {
   const unknownRpc = (() => {
