@@ -9,6 +9,13 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { SESSION, VERSION, collectorBytes } from '../../src/tap/fixtures.ts'
 import { getJson, rawClient, until } from '../../src/tap/net-helpers.ts'
 
+/** The tap's ports, from the line it logs once it listens. */
+const listeningPorts = (stderr: () => string, timeoutMs: number) =>
+  until(() => {
+    const m = /listening for collectors on 127\.0\.0\.1:(\d+), HTTP API on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr())
+    return m ? { tcp: Number(m[1]), http: Number(m[2]) } : undefined
+  }, 'the listening line', timeoutMs)
+
 const root = resolve(import.meta.dirname, '../..')
 // The full entry point for the running tap; the tap command alone for the quick usage cases.
 const cli = ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'tap']
@@ -63,10 +70,7 @@ describe('a running tap', () => {
     child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()))
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
     try {
-      const ports = await until(() => {
-        const m = /listening for collectors on 127\.0\.0\.1:(\d+), HTTP API on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)
-        return m ? { tcp: Number(m[1]), http: Number(m[2]) } : undefined
-      }, 'the listening line', 20_000)
+      const ports = await listeningPorts(() => stderr, 20_000)
 
       const client = await rawClient(ports.tcp)
       await client.write(collectorBytes(VERSION, SESSION))
@@ -112,10 +116,7 @@ describe.skipIf(!deno)('under Deno', () => {
     child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()))
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
     try {
-      const ports = await until(() => {
-        const m = /listening for collectors on 127\.0\.0\.1:(\d+), HTTP API on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)
-        return m ? { tcp: Number(m[1]), http: Number(m[2]) } : undefined
-      }, 'the listening line', 30_000)
+      const ports = await listeningPorts(() => stderr, 30_000)
       const client = await rawClient(ports.tcp)
       await client.write(collectorBytes(VERSION, SESSION))
       let conn: any
