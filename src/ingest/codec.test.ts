@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { concatBytes } from '../bytes.ts'
 import {
   createMessageDecoder,
   createMessageWriter,
@@ -59,6 +60,24 @@ describe('encoder', () => {
     expect(bytes[10]! | (bytes[11]! << 8)).toBe(20 + 2 + 6 + 5 + 3 + 7 + 4)
     expect(bytes[16]).toBe(2) // len(uid)
     expect(bytes[18]).toBe(6) // len(owner_name)
+  })
+
+  it('writes every string exactly as TextEncoder does (ASCII copied by hand, the rest natively, lone surrogates)', () => {
+    const te = new TextEncoder()
+    const unit = (min: number, max: number) => fc.integer({ min, max }).map((c) => String.fromCharCode(c))
+    const ascii = fc.string({ unit: unit(0, 0x7f), maxLength: 70 })
+    // Every UTF-8 length band, lone and paired surrogates, mostly after an ASCII run of any length.
+    const other = fc.string({ unit: fc.oneof(unit(0x80, 0x7ff), unit(0x800, 0xffff), unit(0xd800, 0xdfff), fc.constant('😀')), minLength: 1, maxLength: 5 })
+    const text = fc.oneof(ascii, fc.tuple(ascii, other, ascii).map((p) => p.join('')))
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        const bytes = encodeMessage({ type: 'set_config_label', key: a, value: b }, TS)
+        const ka = te.encode(a)
+        expect(bytes[12]! | (bytes[13]! << 8)).toBe(ka.length)
+        expect(bytes.subarray(14)).toEqual(concatBytes([ka, te.encode(b)]))
+      }),
+      { numRuns: 500 },
+    )
   })
 
   it.each([

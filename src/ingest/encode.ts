@@ -21,6 +21,23 @@ function layoutOf(msg: IngestMessage): Layout {
   return layout
 }
 
+/**
+ * Writes `s` as UTF-8 at `at` (room for 3 bytes per code unit is assured); returns the bytes
+ * written. Short ASCII strings, most of those sent, are copied here (a call into TextEncoder costs
+ * more); long ones, and from the first other character on, TextEncoder does it (lone surrogates
+ * become U+FFFD).
+ */
+function writeUtf8(buf: Uint8Array, at: number, s: string): number {
+  const n = s.length
+  if (n > 32) return utf8.encodeInto(s, buf.subarray(at)).written // long: the native copy is faster
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0x80) return i + utf8.encodeInto(s.slice(i), buf.subarray(at + i)).written
+    buf[at + i] = c
+  }
+  return n
+}
+
 function uint(value: unknown, name: string, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
     throw new IngestEncodeError(`${name}=${String(value)} is not an integer in 0…${max}`)
@@ -32,6 +49,8 @@ class Writer implements MessageWriter {
   private buf: Uint8Array
   private view: DataView
   private pos = 0
+  /** The message's blob strings, read once per write. */
+  private readonly strings: string[] = []
 
   constructor(capacity: number) {
     this.buf = new Uint8Array(capacity)
@@ -57,10 +76,12 @@ class Writer implements MessageWriter {
     const start = this.pos
     const H = layout.headerSize
     const blobs = layout.blobs
+    const strings = this.strings
     let chars = 0
-    for (const name of blobs) {
-      const s = field(msg, name)
-      if (typeof s !== 'string') throw new IngestEncodeError(`${msg.type}.${name} is not a string`)
+    for (let i = 0; i < blobs.length; i++) {
+      const s = field(msg, blobs[i]!)
+      if (typeof s !== 'string') throw new IngestEncodeError(`${msg.type}.${blobs[i]} is not a string`)
+      strings[i] = s
       chars += s.length
     }
     // UTF-8 needs at most 3 bytes per UTF-16 code unit.
@@ -75,8 +96,7 @@ class Writer implements MessageWriter {
     // Blobs first (their lengths go in the header), straight into the buffer.
     let at = h + H
     for (let i = 0; i < blobs.length; i++) {
-      const s = field(msg, blobs[i]!) as string
-      const written = s.length === 0 ? 0 : utf8.encodeInto(s, buf.subarray(at)).written
+      const written = writeUtf8(buf, at, strings[i]!)
       if (i < blobs.length - 1) {
         if (written > 0xffff) throw new IngestEncodeError(`${msg.type}.${blobs[i]} is ${written} bytes, over the u16 limit of 65,535`)
         view.setUint16(h + layout.blobLenOffsets[i]!, written, true)

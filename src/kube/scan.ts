@@ -18,7 +18,7 @@
 // own objects are walked key by key with a switch per object kind; strings are made only for the
 // extracted fields (ASCII via Buffer#latin1Slice where present), and repeating ones (namespaces,
 // images, owners, container names) come from a small cache keyed by their bytes.
-import { intern, ownerRef, parseIpv4, versionOf } from '../model/convert.ts'
+import { intern, parseIpv4, versionOf } from '../model/convert.ts'
 import type { ContainerMeta, OwnerRef, PodMeta } from '../model/types.ts'
 
 /** The bytes are not valid JSON (JSON.parse of the decoded text would throw too). */
@@ -561,7 +561,7 @@ function scanOwnerRefs(at: number): OwnerRef | undefined {
           POS = skipValue(POS)
       }
     }
-    if (controller) owner = ownerRef(kind, uid, name)
+    if (controller) owner = { kind, uid, name } // shared by the core when it keeps the pod
   }
   return owner
 }
@@ -732,7 +732,6 @@ function scanPod(i: number): PodMeta | undefined {
   const podIP = status.podIP
   let ip = podIP ? parseIpv4(podIP) : -1
   if (ip < 0) ip = status.podIPsIp
-  const owner = metadata.owner
   return {
     uid: metadata.uid,
     name: metadata.name,
@@ -745,7 +744,7 @@ function scanPod(i: number): PodMeta | undefined {
     // A fresh array when shared (NO_STATUS), so no meta aliases another's; else an exact-size copy:
     // the pushed-to array has room for 17 (~150 bytes a pod, kept as long as the pod).
     containers: status === NO_STATUS ? [] : status.containers.slice(),
-    ...(owner ? { owner } : {}),
+    owner: metadata.owner, // always present (maybe undefined), as in podMetaOf
   }
 }
 

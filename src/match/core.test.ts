@@ -48,6 +48,23 @@ describe('§3 effective owner', () => {
     expect(core.stats().podsWaiting).toBe(0)
   })
 
+  it('pods of one owner share one OwnerRef; equal fresh references are swapped for it, a different one is not', () => {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
+    const a = pod('p1', ownedBy('ReplicaSet', 'r1'))
+    const b = pod('p2', ownedBy('ReplicaSet', 'r1'))
+    core.pods(apply(a), 0)
+    core.pods(apply(b), 0)
+    expect(b.owner).toBe(a.owner)
+    const update = pod('p1', ownedBy('ReplicaSet', 'r1'), { ip: 0x0a000002 })
+    expect(show(core.pods(apply(update), 0))).toEqual([DEP.replace('a000001', 'a000002')])
+    expect(update.owner).toBe(a.owner)
+    const renamed = pod('p1', ownedBy('ReplicaSet', 'r1', 'other-name'), { ip: 0x0a000002 })
+    core.pods(apply(renamed), 0)
+    expect(renamed.owner).not.toBe(a.owner)
+    expect(renamed.owner).toEqual({ kind: 'ReplicaSet', uid: 'r1', name: 'other-name' })
+  })
+
   it('the waiting index de-duplicates repeated updates of a waiting pod', () => {
     const core = primedCore()
     for (let i = 0; i < 5; i++) core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)

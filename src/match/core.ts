@@ -1,7 +1,8 @@
 // The matching core: stores, matcher, announcements and epochs (behaviour.md §2–§6). Pure and
 // synchronous: time comes in as `now` (ms), messages go out as return values.
 import type { PodContainer, PodMessage, PodNewWithName } from '../ingest/messages.ts'
-import type { OwnerKind, OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
+import { ownerRef } from '../model/convert.ts'
+import type { OwnerKind, OwnerMeta, OwnerRef, PodMeta, StreamEvent } from '../model/index.ts'
 import { createOwnerStores } from './owner-store.ts'
 import { isWatchedOwnerKind, resolveOwner, sameResolution, type OwnerLookup } from './resolve.ts'
 import type { CoreConfig, CoreStats, Resolution, StreamName } from './types.ts'
@@ -24,7 +25,10 @@ interface PodEntry {
 
 /** The matching core; see {@link createCollectorCore}. */
 export interface CollectorCore {
-  /** Feeds an event of the pod stream; returns the messages for the current connection. */
+  /**
+   * Feeds an event of the pod stream; returns the messages for the current connection. The core
+   * keeps the metas it is given and may replace their `owner` by an equal, shared reference.
+   */
   pods(ev: StreamEvent<PodMeta>, now: number): PodMessage[]
   /** Feeds an event of the ReplicaSet or Job stream. */
   owners(kind: OwnerKind, ev: StreamEvent<OwnerMeta>, now: number): PodMessage[]
@@ -188,20 +192,45 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
 
   // --- pods ----------------------------------------------------------------------------------
 
+  /**
+   * Kept pods share one OwnerRef per owner (memory): the core takes the metas it is given and swaps
+   * their owner reference for the equal one the pod already holds (no lookup: the common update)
+   * or else for the shared one (model/convert.ts ownerRef).
+   */
+  function shareOwner(meta: PodMeta, before: OwnerRef | undefined): void {
+    const o = meta.owner
+    if (o === undefined || o === before) return
+    const shared = before !== undefined && before.uid === o.uid && before.kind === o.kind && before.name === o.name ? before : ownerRef(o.kind, o.uid, o.name)
+    if (shared !== o) (meta as { owner?: OwnerRef }).owner = shared
+  }
+
   function upsertPod(meta: PodMeta, out: PodMessage[]): void {
     let entry = pods.get(meta.uid)
     if (!entry) {
+      shareOwner(meta, undefined)
       entry = { meta, res: undefined, resFor: '', waiting: false, annGen: -1, annMeta: undefined, annRes: undefined, sent: [] }
       pods.set(meta.uid, entry)
       index(entry)
     } else {
       const before = entry.meta.owner
-      if (before?.uid !== meta.owner?.uid || before?.kind !== meta.owner?.kind) {
+      shareOwner(meta, before)
+      const after = meta.owner
+      if (before?.uid !== after?.uid || before?.kind !== after?.kind) {
         unindex(entry)
         entry.meta = meta
         index(entry)
       } else {
         entry.meta = meta
+        // Same ReplicaSet/Job reference as when the pod was resolved: the resolution stands. Every
+        // owner event that could change it (a new owner, a changed controller, a recovered stream)
+        // re-evaluates the owner's pods itself, so the owner store need not be asked again.
+        const res = entry.res
+        if (res !== undefined && !entry.waiting && before !== undefined && after !== undefined && before.name === after.name) {
+          if (isWatchedOwnerKind(after.kind) && entry.resFor === after.uid) {
+            if (connected && meta.hasIp) announce(entry, res, out)
+            return
+          }
+        }
       }
     }
     evaluate(entry, out)

@@ -27,13 +27,17 @@ export function ownerRef(kind: string, uid: string, name: string): OwnerRef {
   return ref
 }
 
-/** The first `controller: true` ownerReference, if any (behaviour.md §2). */
-export function controllerOf(metadata: Json): OwnerRef | undefined {
+/**
+ * The first `controller: true` ownerReference, if any (behaviour.md §2). `shared`: the one shared
+ * OwnerRef for it (owners' controllers); else a fresh one, which the core swaps for the shared one
+ * when it keeps the pod (src/match/core.ts) — a pod it already holds then costs no lookup.
+ */
+export function controllerOf(metadata: Json, shared = true): OwnerRef | undefined {
   const refs = metadata.ownerReferences
   if (!Array.isArray(refs)) return undefined
   for (const ref of refs) {
     if (isObject(ref) && ref.controller === true) {
-      return ownerRef(str(ref.kind), str(ref.uid), str(ref.name))
+      return shared ? ownerRef(str(ref.kind), str(ref.uid), str(ref.name)) : { kind: str(ref.kind), uid: str(ref.uid), name: str(ref.name) }
     }
   }
   return undefined
@@ -172,7 +176,6 @@ export function podMetaOf(obj: unknown): PodMeta | undefined {
     }
   }
   const version = versionOf(images)
-  const owner = controllerOf(metadata)
   return {
     uid,
     name: str(metadata.name),
@@ -183,7 +186,7 @@ export function podMetaOf(obj: unknown): PodMeta | undefined {
     hostNetwork: spec.hostNetwork === true,
     version,
     containers: containers.slice(), // exact size: the pushed-to array has room for 17, kept as long as the pod
-    ...(owner ? { owner } : {}),
+    owner: controllerOf(metadata, false), // always present (maybe undefined): one object shape for every pod
   }
 }
 

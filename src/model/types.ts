@@ -33,6 +33,11 @@ export interface PodMeta {
   readonly version: string
   /** Started containers (with an id), in API order. */
   readonly containers: readonly ContainerMeta[]
+  /**
+   * The controller reference. The converters always set the property (undefined when there is
+   * none) and hand out a fresh object; the core swaps it for the one shared by all pods of that
+   * owner when it keeps the pod (src/match/core.ts).
+   */
   readonly owner?: OwnerRef
 }
 
