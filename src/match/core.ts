@@ -136,6 +136,17 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     return false
   }
 
+  /** Everything the core uses of a pod is the same (resourceVersion aside); owners already shared. */
+  function sameMeta(a: PodMeta, b: PodMeta): boolean {
+    if (a.ip !== b.ip || a.hasIp !== b.hasIp || a.hostNetwork !== b.hostNetwork || a.owner !== b.owner) return false
+    if (a.version !== b.version || a.namespace !== b.namespace || a.name !== b.name) return false
+    const x = a.containers
+    const y = b.containers
+    if (x.length !== y.length) return false
+    for (let i = 0; i < x.length; i++) if (!sameTuple(x[i]!, y[i]!)) return false
+    return true
+  }
+
   const sameAnnouncement = (a: PodMeta, ar: Resolution, b: PodMeta, br: Resolution) =>
     a.ip === b.ip &&
     a.name === b.name &&
@@ -220,14 +231,16 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
         entry.meta = meta
         index(entry)
       } else {
-        entry.meta = meta
+        // Nothing the core keeps changed (most updates are status changes it ignores): the stored
+        // meta stays and the fresh one dies young, instead of being kept and the old one collected.
+        if (!sameMeta(entry.meta, meta)) entry.meta = meta
         // Same ReplicaSet/Job reference as when the pod was resolved: the resolution stands. Every
         // owner event that could change it (a new owner, a changed controller, a recovered stream)
         // re-evaluates the owner's pods itself, so the owner store need not be asked again.
         const res = entry.res
         if (res !== undefined && !entry.waiting && before !== undefined && after !== undefined && before.name === after.name) {
           if (isWatchedOwnerKind(after.kind) && entry.resFor === after.uid) {
-            if (connected && meta.hasIp) announce(entry, res, out)
+            if (connected && entry.meta.hasIp) announce(entry, res, out)
             return
           }
         }
