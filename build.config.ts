@@ -1,4 +1,9 @@
+import { readFileSync } from 'node:fs'
 import { defineBuildConfig } from 'unbuild'
+
+// The V8 flags every form of the collector runs with: a small young generation (see
+// scripts/v8-flags.json and the README); `k8s-collector` from npm gets them through its shebang.
+const v8Flags = (JSON.parse(readFileSync(new URL('./scripts/v8-flags.json', import.meta.url), 'utf8')) as string[]).join(' ')
 
 // One self-contained ESM bundle, dist/cli.mjs: every dependency (and the inlined LZ4 WASM) is
 // bundled so the file runs with no node_modules beside it, under Node and Deno alike.
@@ -11,7 +16,7 @@ export default defineBuildConfig({
   rollup: {
     emitCJS: false,
     inlineDependencies: true,
-    output: { inlineDynamicImports: true },
+    output: { inlineDynamicImports: true, banner: `#!/usr/bin/env -S node ${v8Flags}` },
     esbuild: { target: 'es2022' },
   },
   hooks: {

@@ -7,7 +7,7 @@
 // .tmp/, never installed as a dependency: its `node` bin would shadow the system Node in npm
 // scripts). NODE_SEA_BASE=/path/to/node22 skips the fetch.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -66,7 +66,13 @@ esbuild.buildSync({
 const node = nodeBase()
 writeFileSync(
   join(work, 'sea-config.json'),
-  JSON.stringify({ main: join(work, 'cli.cjs'), output: join(work, 'sea.blob'), disableExperimentalSEAWarning: true }),
+  JSON.stringify({
+    main: join(work, 'cli.cjs'),
+    output: join(work, 'sea.blob'),
+    disableExperimentalSEAWarning: true,
+    // The V8 flags every form of the collector runs with (scripts/v8-flags.json); Node ≥ 22.20 applies them.
+    execArgv: JSON.parse(readFileSync(join(root, 'scripts', 'v8-flags.json'), 'utf8')),
+  }),
 )
 execFileSync(node, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: 'inherit' })
 

@@ -5,12 +5,14 @@
 // version unless DENORT_BIN names a local copy. Where neither works (no network), this script says
 // so in one line and exits 1; `npm run compile:sea` builds an equivalent executable offline.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+// The V8 flags every form of the collector runs with (scripts/v8-flags.json), baked into the executable.
+const v8Flags = JSON.parse(readFileSync(join(root, 'scripts', 'v8-flags.json'), 'utf8'))
 const bundle = join(root, 'dist', 'cli.mjs')
 const output = resolve(root, process.env.K8S_COLLECTOR_COMPILE_OUT ?? join('dist', 'k8s-collector'))
 
@@ -31,6 +33,7 @@ mkdirSync(dirname(output), { recursive: true })
 const args = [
   'compile', '--no-check', '--quiet',
   '--allow-net', '--allow-read', '--allow-write', '--allow-env', '--allow-sys=hostname,cpus,osRelease,networkInterfaces',
+  `--v8-flags=${v8Flags.join(',')}`,
   '--output', output, bundle,
 ]
 const run = spawnSync(deno, args, { encoding: 'utf8', env: process.env })

@@ -2,7 +2,7 @@
 // with an in-process sink as its reducer (sink.ts): counts announcements, times the initial sync,
 // measures the process via /proc and reads its /metrics.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,6 +13,8 @@ import { startSink, type SinkMessage } from './sink.ts'
 import { startCaptureProxy, type CaptureProxy } from './wire.ts'
 
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '../../dist/cli.mjs')
+/** The V8 flags the collector ships with (its shebang, its executables), so the bench runs it as shipped. */
+const V8_FLAGS = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../scripts/v8-flags.json'), 'utf8')) as string[]
 
 export interface CollectorRun {
   readonly pid: number
@@ -97,7 +99,7 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
   const t0 = performance.now()
   child = spawn(
     process.execPath,
-    [...(opts.nodeArgs ?? []), CLI, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(capture?.port ?? sink.port), '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn'],
+    [...V8_FLAGS, ...(opts.nodeArgs ?? []), CLI, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(capture?.port ?? sink.port), '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn'],
     { stdio: ['ignore', 'inherit', 'inherit'], cwd: dir },
   )
   const pid = child.pid!

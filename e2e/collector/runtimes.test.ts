@@ -1,13 +1,13 @@
 // Issue 5's end-to-end test: the built collector — bundle on Node, bundle on Deno, and the offline
 // single executable — against the API simulator and the tap, over real sockets.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTap, type Tap } from '../../src/tap/index.ts'
 import { startSimulator, type Simulator } from '../sim/index.ts'
 import { converged, expectedPods, openConnection, type ClusterObjects } from '../harness/expect.ts'
-import { metric, RUNTIMES, startCollector, type CollectorProcess } from '../harness/process.ts'
+import { metric, root, RUNTIMES, startCollector, V8_FLAGS, type CollectorProcess } from '../harness/process.ts'
 import { waitFor } from '../harness/wait.ts'
 import { createEveryOwnerShape } from './workload.ts'
 
@@ -62,6 +62,21 @@ describe.each(Object.keys(RUNTIMES))('collector on %s', (runtime) => {
     expect(byName('hostnet-').every((p) => p.isHostNetwork && p.ip.startsWith('172.18.'))).toBe(true)
     expect(byName('web-').every((p) => p.ip.startsWith('10.244.') && p.version === "'busybox:1.36','nginx:1.25'" && p.containers.length === 2)).toBe(true)
     expect(conn.counters.ignored).toBe(0)
+  })
+
+  it('logs its runtime and runs with the V8 flags it ships with (scripts/v8-flags.json)', async () => {
+    const log = await waitFor('the runtime line in the log', () => (/runtime: /.test(collector.stderr()) ? collector.stderr() : undefined), {
+      describe: () => collector.stderr().slice(-2000),
+    })
+    if (runtime === 'deno') {
+      // Deno applies --v8-flags without showing them to the program: only the runtime is checked here.
+      expect(log).toMatch(/runtime: deno \d/)
+    } else {
+      expect(log).toMatch(/runtime: node v\d/)
+      expect(log).toContain(`with ${V8_FLAGS.join(' ')}`)
+      // Run as `k8s-collector` (npm's bin), the bundle gets the same flags from its shebang.
+      if (runtime === 'node') expect(readFileSync(join(root, 'dist', 'cli.mjs'), 'utf8').split('\n', 1)[0]).toBe(`#!/usr/bin/env -S node ${V8_FLAGS.join(' ')}`)
+    }
   })
 
   it('delivers a pod delete promptly', async () => {

@@ -1,5 +1,6 @@
 // The built collector as a child process (any of its three forms) and its /metrics.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
@@ -8,10 +9,13 @@ import { fileURLToPath } from 'node:url'
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const denoBin = join(dirname(createRequire(import.meta.url).resolve('deno/package.json')), 'deno')
 
-/** The three forms the collector ships in (issue 5), as command prefixes. */
+/** The V8 flags every form runs with: the bundle's shebang, the executables' baked-in flags. */
+export const V8_FLAGS: readonly string[] = JSON.parse(readFileSync(join(root, 'scripts', 'v8-flags.json'), 'utf8')) as string[]
+
+/** The three forms the collector ships in (issue 5), as command prefixes, with the flags they ship with. */
 export const RUNTIMES: Record<string, string[]> = {
-  node: [process.execPath, join(root, 'dist', 'cli.mjs')],
-  deno: [denoBin, 'run', '--allow-net', '--allow-read', '--allow-env', '--allow-sys=hostname,cpus,osRelease', join(root, 'dist', 'cli.mjs')],
+  node: [process.execPath, ...V8_FLAGS, join(root, 'dist', 'cli.mjs')],
+  deno: [denoBin, 'run', `--v8-flags=${V8_FLAGS.join(',')}`, '--allow-net', '--allow-read', '--allow-env', '--allow-sys=hostname,cpus,osRelease', join(root, 'dist', 'cli.mjs')],
   sea: [join(root, 'dist', 'k8s-collector-node')],
 }
 

@@ -110,6 +110,8 @@ export default defineCommand({
       `k8s-collector ${VERSION} (wire ${major}.${minor}.${patch}) as ${config.hostname} → reducer ${config.intakeHost}:${config.intakePort}; ` +
         `health and metrics on http://${config.httpListen.host}:${health.port}`,
     )
+    // The runtime and its flags (scripts/v8-flags.json: the shebang and the executables apply them).
+    log.info(`runtime: ${runtimeName()}${process.execArgv.length ? ` with ${process.execArgv.join(' ')}` : ''}`)
 
     const running = collector.run(abort.signal)
     const outcome = await Promise.race([untilSignal(), running.then(() => 'done' as const)])
@@ -126,3 +128,9 @@ export default defineCommand({
     log.info('stopped')
   },
 })
+
+/** `deno 2.x` or `node v22.x`, for the startup log. */
+function runtimeName(): string {
+  const deno = (globalThis as { Deno?: { version?: { deno?: string } } }).Deno
+  return deno?.version?.deno ? `deno ${deno.version.deno}` : `node ${process.version}`
+}
