@@ -237,12 +237,11 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
         // Same ReplicaSet/Job reference as when the pod was resolved: the resolution stands. Every
         // owner event that could change it (a new owner, a changed controller, a recovered stream)
         // re-evaluates the owner's pods itself, so the owner store need not be asked again.
+        // (shareOwner made `after` the very object `before` when kind, uid and name are equal.)
         const res = entry.res
-        if (res !== undefined && !entry.waiting && before !== undefined && after !== undefined && before.name === after.name) {
-          if (isWatchedOwnerKind(after.kind) && entry.resFor === after.uid) {
-            if (connected && entry.meta.hasIp) announce(entry, res, out)
-            return
-          }
+        if (res !== undefined && !entry.waiting && after !== undefined && after === before && isWatchedOwnerKind(after.kind) && entry.resFor === after.uid) {
+          if (connected && entry.meta.hasIp) announce(entry, res, out)
+          return
         }
       }
     }
