@@ -96,8 +96,8 @@ export function heldPods(conn: ConnectionSnapshot | undefined): ExpectedPod[] {
 }
 
 /** The newest open connection from the collector called `hostname`. */
-export function openConnection(state: TapState, hostname: string): ConnectionSnapshot | undefined {
-  return [...state.connections].reverse().find((c) => c.open && c.hostname === hostname)
+export function openConnection(state: TapState, hostname: string, notId?: number): ConnectionSnapshot | undefined {
+  return [...state.connections].reverse().find((c) => c.open && c.hostname === hostname && c.id !== notId)
 }
 
 /**
@@ -128,21 +128,23 @@ export function diffPods(want: readonly ExpectedPod[], got: readonly ExpectedPod
 
 /**
  * Waits until the tap's open connection from `hostname` holds exactly what the cluster implies
- * (scenario 8's quiescence check); returns that connection.
+ * (scenario 8's quiescence check); returns that connection. `notId` skips a connection the caller
+ * knows is going away (the tap may still show a killed collector's connection open for a moment).
  */
 export async function converged(
   read: () => Promise<{ cluster: ClusterObjects; tap: TapState }>,
   hostname: string,
   timeoutMs = 20_000,
+  notId?: number,
 ): Promise<ConnectionSnapshot> {
   let last = ''
   return waitFor(
     `the tap to hold exactly the cluster's pods (${hostname})`,
     async () => {
       const { cluster, tap } = await read()
-      const conn = openConnection(tap, hostname)
+      const conn = openConnection(tap, hostname, notId)
       const want = expectedPods(cluster)
-      last = conn ? diffPods(want, heldPods(conn)) : 'no open connection'
+      last = conn ? diffPods(want, heldPods(conn)) : notId === undefined ? 'no open connection' : `no open connection other than ${notId}`
       return conn && want.length > 0 && last === '' ? conn : undefined
     },
     { timeoutMs, describe: () => last },

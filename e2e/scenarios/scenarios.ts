@@ -15,8 +15,8 @@ export interface Scenario {
 const OWNER_KIND = { ReplicaSet: 0, Deployment: 1, Job: 2, CronJob: 3, NoOwner: 254, Other: 255 } as const
 
 /** Scenario 8: the tap's pod set equals the cluster's running pods exactly. */
-export async function quiescent(cluster: E2eCluster, timeoutMs = cluster.settleMs) {
-  return converged(async () => ({ cluster: await cluster.objects(), tap: await cluster.tapState() }), cluster.collectorHostname, timeoutMs)
+export async function quiescent(cluster: E2eCluster, timeoutMs = cluster.settleMs, notId?: number) {
+  return converged(async () => ({ cluster: await cluster.objects(), tap: await cluster.tapState() }), cluster.collectorHostname, timeoutMs, notId)
 }
 
 /** Every record of connection `conn` so far. */
@@ -150,9 +150,11 @@ export const scenarios: readonly Scenario[] = [
     name: '6. collector restart: a new process, epoch 1, complete set',
     async run(cluster) {
       const before = openConnection(await cluster.tapState(), cluster.collectorHostname)
+      assert.ok(before, 'a connection before the restart')
       await cluster.restartCollector()
-      const conn = await quiescent(cluster, cluster.settleMs + 60_000)
-      assert.notEqual(conn.id, before?.id)
+      // The old process is gone, but the tap may not have seen its connection close yet.
+      const conn = await quiescent(cluster, cluster.settleMs + 60_000, before.id)
+      assert.notEqual(conn.id, before.id)
       assert.deepEqual(conn.epochs.map(Number), [1])
       await assertNoDuplicates(cluster, conn.id)
     },

@@ -111,7 +111,11 @@ export async function startSimBackend(workload: readonly object[], runtime = 'no
       tap = await startTapProcess(tcpPort, httpPort)
     },
     async restartCollector() {
-      if (collector && collector.child.exitCode === null) collector.child.kill('SIGKILL')
+      if (collector && collector.child.exitCode === null && collector.child.signalCode === null) {
+        const gone = new Promise((r) => collector!.child.once('exit', r))
+        collector.child.kill('SIGKILL')
+        await gone
+      }
       collector = await startCollector(cmd, { kubeconfig, intakePort: tcpPort, hostname })
     },
     async disruptApi(kind: ApiDisruption, meanwhile?: () => Promise<void>): Promise<ApiDisruption[]> {
