@@ -104,9 +104,11 @@ const VERSIONS_LIMIT = 50_000
 let versions = new Map<string, VersionNode>()
 let versionNodes = 0
 
-/** The pod's `version`: its non-empty images quoted, in UTF-8 byte order, comma-joined (sorts `images` in place). */
-export function versionOf(images: string[]): string {
-  const n = images.length
+/**
+ * The pod's `version`: its non-empty images quoted, in UTF-8 byte order, comma-joined. Reads the
+ * first `n` entries of `images` and sorts them in place.
+ */
+export function versionOf(images: string[], n = images.length): string {
   if (n === 0) return ''
   // Insertion sort: pods have a handful of images.
   for (let i = 1; i < n; i++) {
@@ -137,8 +139,8 @@ export function versionOf(images: string[]): string {
   return node!.version
 }
 
-function podIpOf(status: Json): { ip: number; hasIp: boolean } {
-  const podIP = str(status.podIP)
+/** The first IPv4 address among `status.podIP` and `status.podIPs[*].ip` (u32), or 0 (behaviour.md §2). */
+function podIpOf(status: Json, podIP: string): number {
   let ip = podIP ? parseIpv4(podIP) : -1
   if (ip < 0 && Array.isArray(status.podIPs)) {
     for (const entry of status.podIPs) {
@@ -147,8 +149,13 @@ function podIpOf(status: Json): { ip: number; hasIp: boolean } {
       if (ip >= 0) break
     }
   }
-  return { ip: ip < 0 ? 0 : ip, hasIp: podIP.length > 0 }
+  return ip < 0 ? 0 : ip
 }
+
+// Scratch arrays reused by every podMetaOf call (nothing keeps them): a pod's images and started
+// containers are gathered here and copied out at their exact size, instead of growing fresh arrays.
+const imagesScratch: string[] = []
+const containersScratch: ContainerMeta[] = []
 
 /**
  * Converts a `v1/Pod` JSON object to a {@link PodMeta}; `undefined` when it has no
@@ -161,31 +168,34 @@ export function podMetaOf(obj: unknown): PodMeta | undefined {
   if (!uid) return undefined
   const spec = isObject(obj.spec) ? obj.spec : {}
   const status = isObject(obj.status) ? obj.status : {}
-  const { ip, hasIp } = podIpOf(status)
+  const podIP = str(status.podIP)
 
-  const containers: ContainerMeta[] = []
-  const images: string[] = []
+  // Counted, not truncated: `length = 0` would drop the arrays' backing stores.
+  const images = imagesScratch
+  const containers = containersScratch
+  let nImages = 0
+  let nContainers = 0
   const statuses = status.containerStatuses
   if (Array.isArray(statuses)) {
     for (const cs of statuses) {
       if (!isObject(cs)) continue
       const image = intern(str(cs.image))
-      if (image) images.push(image)
+      if (image) images[nImages++] = image
       const id = str(cs.containerID)
-      if (id) containers.push({ id, name: intern(str(cs.name)), image })
+      if (id) containers[nContainers++] = { id, name: intern(str(cs.name)), image }
     }
   }
-  const version = versionOf(images)
+  const version = versionOf(images, nImages) // sorts the scratch's first nImages in place
   return {
     uid,
     name: str(metadata.name),
     namespace: intern(str(metadata.namespace)),
     resourceVersion: str(metadata.resourceVersion),
-    ip,
-    hasIp,
+    ip: podIpOf(status, podIP),
+    hasIp: podIP.length > 0,
     hostNetwork: spec.hostNetwork === true,
     version,
-    containers: containers.slice(), // exact size: the pushed-to array has room for 17, kept as long as the pod
+    containers: containers.slice(0, nContainers), // exact size, the pod's own
     owner: controllerOf(metadata, false), // always present (maybe undefined): one object shape for every pod
   }
 }
