@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { concatBytes } from '../bytes.ts'
+import { createGenericMessageWriter } from './encode.ts'
 import {
   createMessageDecoder,
   createMessageWriter,
@@ -77,6 +78,47 @@ describe('encoder', () => {
         expect(bytes.subarray(14)).toEqual(concatBytes([ka, te.encode(b)]))
       }),
       { numRuns: 500 },
+    )
+  })
+
+  it('writes the pod messages exactly as their layouts alone do (the specialised paths, property)', () => {
+    const unit = (min: number, max: number) => fc.integer({ min, max }).map((c) => String.fromCharCode(c))
+    // Short and long strings (the two copy paths), ASCII or not.
+    const text = fc.oneof(
+      fc.string({ unit: unit(0x20, 0x7e), maxLength: 90 }),
+      fc.string({ unit: fc.oneof(unit(0x20, 0x7e), unit(0x80, 0xffff), fc.constant('😀')), maxLength: 90 }),
+    )
+    const odd = fc.oneof(fc.constant(undefined), fc.constant(-1), fc.constant(1.5), fc.constant(2 ** 32), fc.constant('7'), fc.constant(256))
+    const arbPod: fc.Arbitrary<IngestMessage> = fc.oneof(
+      fc.record({
+        type: fc.constant('pod_new_with_name' as const),
+        uid: text,
+        ip: fc.oneof(fc.nat({ max: 0xffffffff }), odd),
+        ownerName: text,
+        podName: text,
+        ownerKind: fc.oneof(fc.constantFrom(0, 1, 2, 3, 254, 255), odd),
+        ownerUid: fc.oneof(text, odd),
+        isHostNetwork: fc.oneof(fc.boolean(), fc.constant(0), fc.constant('yes')),
+        ns: text,
+        version: fc.oneof(text, fc.constant('v'.repeat(70_000))),
+      }) as fc.Arbitrary<IngestMessage>,
+      fc.record({ type: fc.constant('pod_container' as const), uid: text, containerId: fc.oneof(text, odd, fc.constant('x'.repeat(66_000))), containerName: text, containerImage: text }) as fc.Arbitrary<IngestMessage>,
+      fc.record({ type: fc.constant('pod_delete' as const), uid: fc.oneof(text, odd) }) as fc.Arbitrary<IngestMessage>,
+    )
+    const outcome = (writer: ReturnType<typeof createMessageWriter>, msgs: IngestMessage[], ts: bigint[]) =>
+      msgs.map((m, i) => {
+        try {
+          writer.write(m, ts[i]!)
+          return writer.take()
+        } catch (err) {
+          return `${(err as Error).name}: ${(err as Error).message} (pending ${writer.length})`
+        }
+      })
+    fc.assert(
+      fc.property(fc.array(arbPod, { maxLength: 8 }), fc.array(fc.bigInt({ min: -1n, max: 2n ** 64n }), { minLength: 8, maxLength: 8 }), (msgs, ts) => {
+        expect(outcome(createMessageWriter(64), msgs, ts)).toEqual(outcome(createGenericMessageWriter(64), msgs, ts))
+      }),
+      { numRuns: 400 },
     )
   })
 
