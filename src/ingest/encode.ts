@@ -23,12 +23,14 @@ function layoutOf(msg: IngestMessage): Layout {
 
 // Node's Buffer writes a string's UTF-8 natively straight into any Uint8Array at an offset, with no
 // view to allocate (TextEncoder#encodeInto needs a subarray); it replaces lone surrogates with
-// U+FFFD as TextEncoder does (codec.test.ts compares the two on every UTF-8 band). Where Buffer is
-// absent TextEncoder does it.
+// U+FFFD as TextEncoder does (codec.test.ts compares the two on every UTF-8 band). It is used only
+// where a probe shows exactly that (another runtime's Buffer may differ); elsewhere TextEncoder.
 const utf8Write = (globalThis as { Buffer?: { prototype?: { utf8Write?: unknown } } }).Buffer?.prototype?.utf8Write as
   | ((this: Uint8Array, s: string, offset: number) => number)
   | undefined
-const nativeUtf8Write = typeof utf8Write === 'function' && utf8Write.call(new Uint8Array(4), 'h\u00e9', 1) === 3
+const probe = new Uint8Array(8)
+const nativeUtf8Write =
+  typeof utf8Write === 'function' && utf8Write.call(probe, 'h\u00e9\ud800', 1) === 6 && probe[4] === 0xef && probe[5] === 0xbf && probe[6] === 0xbd
 
 /**
  * Writes `s` as UTF-8 at `at` (room for 3 bytes per code unit is assured); returns the bytes
