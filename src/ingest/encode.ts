@@ -184,10 +184,8 @@ class Writer implements MessageWriter {
     if (typeof ownerUid !== 'string' || typeof ns !== 'string' || typeof version !== 'string') return -1
     if (!isU32(ip) || !isU32(ownerKind) || ownerKind > 0xff) return -1
     this.ensure(TIMESTAMP_BYTES + NEW.headerSize + 3 * (uid.length + ownerName.length + podName.length + ownerUid.length + ns.length + version.length))
-    const start = this.pos
-    const h = this.head(start, timestampNs, NEW.rpcId)
-    const view = this.view
-    view.setUint32(h + NEW_IP, ip, false) // network order, as inet_addr() stores it (protocol.md §3)
+    const h = this.head(this.pos, timestampNs, NEW.rpcId)
+    this.view.setUint32(h + NEW_IP, ip, false) // network order, as inet_addr() stores it (protocol.md §3)
     this.buf[h + NEW_KIND] = ownerKind
     this.buf[h + NEW_HOST] = msg.isHostNetwork ? 1 : 0
     let at = h + NEW.headerSize
@@ -240,9 +238,7 @@ class Writer implements MessageWriter {
     const buf = this.buf
     const view = this.view
     buf.fill(0, start, start + TIMESTAMP_BYTES + H)
-    view.setBigUint64(start, BigInt.asUintN(64, timestampNs), true)
-    const h = start + TIMESTAMP_BYTES
-    view.setUint16(h, layout.rpcId, true)
+    const h = this.head(start, timestampNs, layout.rpcId)
 
     // Blobs first (their lengths go in the header), straight into the buffer.
     let at = h + H
