@@ -136,10 +136,13 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     return false
   }
 
+  /** The pod's own fields that go into its `pod_new_with_name` (the owner's come from its resolution). */
+  const sameAnnouncedFields = (a: PodMeta, b: PodMeta) =>
+    a.ip === b.ip && a.name === b.name && a.namespace === b.namespace && a.version === b.version && a.hostNetwork === b.hostNetwork
+
   /** Everything the core uses of a pod is the same (resourceVersion aside); owners already shared. */
   function sameMeta(a: PodMeta, b: PodMeta): boolean {
-    if (a.ip !== b.ip || a.hasIp !== b.hasIp || a.hostNetwork !== b.hostNetwork || a.owner !== b.owner) return false
-    if (a.version !== b.version || a.namespace !== b.namespace || a.name !== b.name) return false
+    if (a.hasIp !== b.hasIp || a.owner !== b.owner || !sameAnnouncedFields(a, b)) return false
     const x = a.containers
     const y = b.containers
     if (x.length !== y.length) return false
@@ -147,13 +150,7 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     return true
   }
 
-  const sameAnnouncement = (a: PodMeta, ar: Resolution, b: PodMeta, br: Resolution) =>
-    a.ip === b.ip &&
-    a.name === b.name &&
-    a.namespace === b.namespace &&
-    a.version === b.version &&
-    a.hostNetwork === b.hostNetwork &&
-    sameResolution(ar, br)
+  const sameAnnouncement = (a: PodMeta, ar: Resolution, b: PodMeta, br: Resolution) => sameAnnouncedFields(a, b) && sameResolution(ar, br)
 
   /** Rules 5.1–5.3 for a resolvable pod on the current connection. */
   function announce(entry: PodEntry, res: Resolution, out: PodMessage[]): void {
