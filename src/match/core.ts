@@ -4,6 +4,7 @@ import type { PodContainer, PodMessage, PodNewWithName } from '../ingest/message
 import { ownerRef } from '../model/convert.ts'
 import type { OwnerKind, OwnerMeta, OwnerRef, PodMeta, StreamEvent } from '../model/index.ts'
 import { createOwnerStores } from './owner-store.ts'
+import { createPodTable } from './pod-table.ts'
 import { isWatchedOwnerKind, resolveOwner, sameResolution, type OwnerLookup } from './resolve.ts'
 import type { CoreConfig, CoreStats, Resolution, StreamName } from './types.ts'
 
@@ -21,6 +22,13 @@ interface PodEntry {
   annMeta: PodMeta | undefined
   annRes: Resolution | undefined
   sent: readonly PodMeta['containers'][number][]
+  /**
+   * The pod relist that last listed it (`initApply`), for the diff at its `initDone` (§6). A mark
+   * on the entry instead of a set of relisted uids: nothing to hash (pod-table.ts says why).
+   */
+  listed: number
+  /** The pod table's chain (pod-table.ts). */
+  sameHash: PodEntry | undefined
 }
 
 /** The matching core; see {@link createCollectorCore}. */
@@ -58,10 +66,12 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
   const minForced = config.forcedResyncMinIntervalMs ?? 60_000
   const maxForced = config.forcedResyncMaxIntervalMs ?? 600_000
   const stores = createOwnerStores(config.deleteTtlMs, config.deleteCapacity)
-  const pods = new Map<string, PodEntry>()
+  const pods = createPodTable<PodEntry>()
   /** Owner reference uid → pods that reference it (ReplicaSet/Job owners only), de-duplicated. */
   const byOwner = new Map<string, Set<PodEntry>>()
-  let podRelist: Set<string> | undefined
+  /** The pod relist in progress (between its init and initDone), numbered; 0 when none. */
+  let podRelist = 0
+  let podRelists = 0
 
   const primed: Record<StreamName, boolean> = { pods: false, replicasets: false, jobs: false }
   const unavailable: Record<StreamName, boolean> = { pods: false, replicasets: false, jobs: false }
@@ -212,12 +222,13 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     if (shared !== o) (meta as { owner?: OwnerRef }).owner = shared
   }
 
-  function upsertPod(meta: PodMeta, out: PodMessage[]): void {
+  /** Adds or updates a pod; returns its entry. */
+  function upsertPod(meta: PodMeta, out: PodMessage[]): PodEntry {
     let entry = pods.get(meta.uid)
     if (!entry) {
       shareOwner(meta, undefined)
-      entry = { meta, res: undefined, resFor: '', waiting: false, annGen: -1, annMeta: undefined, annRes: undefined, sent: [] }
-      pods.set(meta.uid, entry)
+      entry = { meta, res: undefined, resFor: '', waiting: false, annGen: -1, annMeta: undefined, annRes: undefined, sent: [], listed: 0, sameHash: undefined }
+      pods.add(entry)
       index(entry)
     } else {
       const before = entry.meta.owner
@@ -238,17 +249,17 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
         const res = entry.res
         if (res !== undefined && !entry.waiting && after !== undefined && after === before && isWatchedOwnerKind(after.kind) && entry.resFor === after.uid) {
           if (connected && entry.meta.hasIp) announce(entry, res, out)
-          return
+          return entry
         }
       }
     }
     evaluate(entry, out)
+    return entry
   }
 
-  function removePod(uid: string, out: PodMessage[]): void {
-    const entry = pods.get(uid)
-    if (!entry) return
-    pods.delete(uid)
+  function removePod(entry: PodEntry, out: PodMessage[]): void {
+    const uid = entry.meta.uid
+    pods.remove(entry)
     unindex(entry)
     setWaiting(entry, false)
     if (entry.annGen === gen && connected) {
@@ -264,9 +275,9 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     gen++
     announced = 0
     out.push({ type: 'pod_resync', resyncCount: BigInt(epoch) })
-    for (const entry of pods.values()) {
+    pods.forEach((entry) => {
       if (!entry.waiting && entry.res && entry.meta.hasIp) announce(entry, entry.res, out)
-    }
+    })
   }
 
   function checkWaitingLimit(now: number): void {
@@ -293,7 +304,9 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
 
   /** Re-evaluates every pod owned through `kind` (stream recovery, rule 5.3). */
   function reevaluateKind(kind: OwnerKind, out: PodMessage[]): void {
-    for (const entry of pods.values()) if (entry.meta.owner?.kind === kind) evaluate(entry, out)
+    pods.forEach((entry) => {
+      if (entry.meta.owner?.kind === kind) evaluate(entry, out)
+    })
   }
 
   function ownerEvent(kind: OwnerKind, ev: StreamEvent<OwnerMeta>, now: number, out: PodMessage[]): void {
@@ -340,7 +353,9 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     if (stream === 'pods') return
     const kind: OwnerKind = stream === 'replicasets' ? 'ReplicaSet' : 'Job'
     // Pods waiting on this kind now resolve to their direct owner (§3 exception).
-    for (const entry of pods.values()) if (entry.waiting && entry.meta.owner?.kind === kind) evaluate(entry, out)
+    pods.forEach((entry) => {
+      if (entry.waiting && entry.meta.owner?.kind === kind) evaluate(entry, out)
+    })
     ownerRelistDone(kind, out)
   }
 
@@ -349,22 +364,25 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
       const out: PodMessage[] = []
       switch (ev.type) {
         case 'init':
-          podRelist = new Set()
+          podRelist = ++podRelists
           break
-        case 'initApply':
-          podRelist?.add(ev.object.uid)
-          upsertPod(ev.object, out)
+        case 'initApply': {
+          const entry = upsertPod(ev.object, out)
+          if (podRelist !== 0) entry.listed = podRelist
           break
+        }
         case 'apply':
           upsertPod(ev.object, out)
           break
-        case 'delete':
-          removePod(ev.object.uid, out) // never deferred (§4)
+        case 'delete': {
+          const entry = pods.get(ev.object.uid)
+          if (entry) removePod(entry, out) // never deferred (§4)
           break
+        }
         case 'initDone': {
-          const seen = podRelist
-          podRelist = undefined
-          if (seen) for (const uid of [...pods.keys()]) if (!seen.has(uid)) removePod(uid, out)
+          const relist = podRelist
+          podRelist = 0
+          if (relist !== 0) for (const entry of pods.entries()) if (entry.listed !== relist) removePod(entry, out)
           primed.pods = true
           unavailable.pods = false
           break
@@ -419,7 +437,9 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     },
     stats() {
       let withoutIp = 0
-      for (const e of pods.values()) if (!e.meta.hasIp) withoutIp++
+      pods.forEach((e) => {
+        if (!e.meta.hasIp) withoutIp++
+      })
       return {
         podsStored: pods.size,
         podsAnnounced: announced,
