@@ -3,11 +3,13 @@ import { benchCeiling, benchChurn, benchInformer, benchSync, benchWire } from '.
 import { benchCodec } from './codec.ts'
 import { benchDecode } from './decode.ts'
 import { benchMatch } from './match.ts'
+import { benchMatchDeno } from './match-deno.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
 
 export const sections: Record<string, (opts: BenchOptions) => Promise<BenchSection>> = {
   codec: benchCodec,
   match: benchMatch,
+  'match-deno': benchMatchDeno,
   decode: benchDecode,
   ceiling: benchCeiling,
   informer: benchInformer,
