@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildCluster, type ReplayCluster } from './replay/cluster.ts'
-import { runCollector } from './replay/collector.ts'
+import { collectorCommand, runCollector, runtimeSuffix } from './replay/collector.ts'
 import { cpuMs, median, memMB, percentile, round, sizeLabel, sleep } from './replay/proc.ts'
 import { startReplayServer, writeKubeconfig, type ReplayServer } from './replay/server.ts'
 import { analyseStream, lz4Cli, parseCapture, pythonLz4, reframe } from './replay/wire.ts'
@@ -252,6 +252,9 @@ interface SyncFigures {
   rawPerPod: number
   lz4PerPod: number
   connections: number
+  /** The collector's JavaScript heap (its /metrics) when RSS is read: what of the RSS is V8's heap. */
+  heapUsedMB: number
+  heapTotalMB: number
 }
 
 async function syncOnce(c: ReplayCluster, s: ReplayServer): Promise<SyncFigures> {
@@ -261,9 +264,13 @@ async function syncOnce(c: ReplayCluster, s: ReplayServer): Promise<SyncFigures>
     const m = await run.metrics()
     await sleep(SETTLE_MS)
     const mem = run.mem()
+    const settled = await run.metrics()
+    const mb = (name: string): number => round((settled.get(name) ?? NaN) / 2 ** 20)
     return {
       ...t,
       ...mem,
+      heapUsedMB: mb('nodejs_heap_size_used_bytes'),
+      heapTotalMB: mb('nodejs_heap_size_total_bytes'),
       connections: run.connections(),
       rawPerPod: (m.get('k8s_collector_link_raw_bytes_sent_total') ?? NaN) / c.pods,
       lz4PerPod: (m.get('k8s_collector_link_wire_bytes_sent_total') ?? NaN) / c.pods,
@@ -285,7 +292,7 @@ export async function benchSync(opts: BenchOptions): Promise<BenchSection> {
       for (let r = 0; r < runs; r++) samples.push(await syncOnce(c, s))
     })
     const med = (pick: (f: SyncFigures) => number): number => median(samples.map(pick))
-    const f: SyncFigures = { wallMs: med((x) => x.wallMs), cpuMs: med((x) => x.cpuMs), peakMB: med((x) => x.peakMB), rssMB: med((x) => x.rssMB), rawPerPod: med((x) => x.rawPerPod), lz4PerPod: med((x) => x.lz4PerPod), connections: Math.max(...samples.map((x) => x.connections)) }
+    const f: SyncFigures = { wallMs: med((x) => x.wallMs), cpuMs: med((x) => x.cpuMs), peakMB: med((x) => x.peakMB), rssMB: med((x) => x.rssMB), rawPerPod: med((x) => x.rawPerPod), lz4PerPod: med((x) => x.lz4PerPod), connections: Math.max(...samples.map((x) => x.connections)), heapUsedMB: med((x) => x.heapUsedMB), heapTotalMB: med((x) => x.heapTotalMB) }
     const ceiling = await ceilingFor(pods, opts.quick)
     const informer = await informerFor(pods, opts.quick)
     const k = sizeLabel(pods)
@@ -297,6 +304,8 @@ export async function benchSync(opts: BenchOptions): Promise<BenchSection> {
     figures[`${k}_cpu_ms`] = Math.round(f.cpuMs)
     figures[`${k}_peak_rss_MB`] = f.peakMB
     figures[`${k}_steady_rss_MB`] = f.rssMB
+    figures[`${k}_steady_heap_used_MB`] = f.heapUsedMB
+    figures[`${k}_steady_heap_total_MB`] = f.heapTotalMB
     figures[`${k}_reducer_connections_max`] = f.connections
     figures[`${k}_all_raw_bytes_per_pod`] = round(f.rawPerPod)
     figures[`${k}_all_wire_bytes_per_pod`] = round(f.lz4PerPod)
@@ -315,11 +324,12 @@ export async function benchSync(opts: BenchOptions): Promise<BenchSection> {
     }
   }
   return {
-    name: 'sync',
+    name: `sync${runtimeSuffix}`,
     figures,
     targets,
     notes: [
-      'collector = `node dist/cli.mjs run` (separate process) against the replay server (http, 422 to streaming lists → LIST limit=500); reducer = an in-process sink (bench/replay/sink.ts: LZ4 frames → messages, faster than the tap); synced = every pod and container announced on one connection; reducer_connections_max > 1 means the collector reconnected during the run',
+      `collector = ${collectorCommand} (separate process)`,
+      'the collector runs against the replay server (http, 422 to streaming lists → LIST limit=500); reducer = an in-process sink (bench/replay/sink.ts: LZ4 frames → messages, faster than the tap); synced = every pod and container announced on one connection; reducer_connections_max > 1 means the collector reconnected during the run',
       `wall/CPU = process spawn → last pod_new_with_name/pod_container at the tap (CPU = utime+stime from /proc, includes Node start-up); RSS from /proc VmHWM/VmRSS ${SETTLE_MS / 1000} s after sync`,
       `median of ${runs} run(s); all_*_bytes_per_pod = every byte the link sent (k8s_collector_link_raw/wire_bytes_sent_total: handshake, resync, pod_new_with_name, pod_container, heartbeats) / pods — the split per message, its floor and the bytes target are in the wire section`,
       'targets are checked at the largest size of the run (issue 7: 150k pods)',
@@ -438,7 +448,7 @@ export async function benchChurn(opts: BenchOptions): Promise<BenchSection> {
     }
   })
   return {
-    name: 'churn',
+    name: `churn${runtimeSuffix}`,
     figures,
     targets,
     notes: [
@@ -522,7 +532,7 @@ export async function benchWire(opts: BenchOptions): Promise<BenchSection> {
     }
   }
   return {
-    name: 'wire',
+    name: `wire${runtimeSuffix}`,
     figures,
     targets,
     notes: [

@@ -1,10 +1,11 @@
-// Runs the real collector (`node dist/cli.mjs run`, a separate process) against a replay server,
+// Runs the real collector (`node dist/cli.mjs run`, or on Deno: COLLECTOR_RUNTIME; a separate process) against a replay server,
 // with an in-process sink as its reducer (sink.ts): counts announcements, times the initial sync,
 // measures the process via /proc and reads its /metrics.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import type { ReplayCluster } from './cluster.ts'
 import { cpuMs, freePort, memMB, sleep } from './proc.ts'
@@ -15,6 +16,23 @@ import { startCaptureProxy, type CaptureProxy } from './wire.ts'
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '../../dist/cli.mjs')
 /** The V8 flags the collector ships with (its shebang, its executables), so the bench runs it as shipped. */
 const V8_FLAGS = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../scripts/v8-flags.json'), 'utf8')) as string[]
+
+/**
+ * The runtime the cluster sections run the bundle on: Node (default) or, with `BENCH_COLLECTOR=deno`,
+ * Deno — what the `deno compile` executable ships. Sections that run the collector append
+ * {@link runtimeSuffix} to their names, so Deno's results go to files of their own.
+ */
+export const COLLECTOR_RUNTIME: 'node' | 'deno' = process.env.BENCH_COLLECTOR === 'deno' ? 'deno' : 'node'
+export const runtimeSuffix = COLLECTOR_RUNTIME === 'deno' ? '-deno' : ''
+/** How the collector is started, for the sections' notes. */
+export const collectorCommand = COLLECTOR_RUNTIME === 'deno' ? '`deno run dist/cli.mjs run` (BENCH_COLLECTOR=deno)' : '`node dist/cli.mjs run`'
+
+function collectorArgv(nodeArgs: readonly string[]): string[] {
+  if (COLLECTOR_RUNTIME === 'node') return [process.execPath, ...V8_FLAGS, ...nodeArgs, CLI]
+  if (nodeArgs.length > 0) throw new Error(`Node flags (${nodeArgs.join(' ')}) do not apply to the collector on Deno (BENCH_COLLECTOR=deno)`)
+  const deno = join(dirname(createRequire(import.meta.url).resolve('deno/package.json')), 'deno')
+  return [deno, 'run', `--v8-flags=${V8_FLAGS.join(',')}`, '--allow-net', '--allow-read', '--allow-env', '--allow-sys=hostname,cpus,osRelease', CLI]
+}
 
 export interface CollectorRun {
   readonly pid: number
@@ -97,9 +115,10 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
   const capture = opts.capture ? await startCaptureProxy(sink.port) : undefined
   const httpPort = await freePort()
   const t0 = performance.now()
+  const [command, ...prefix] = collectorArgv(opts.nodeArgs ?? [])
   child = spawn(
-    process.execPath,
-    [...V8_FLAGS, ...(opts.nodeArgs ?? []), CLI, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(capture?.port ?? sink.port), '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn'],
+    command!,
+    [...prefix, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(capture?.port ?? sink.port), '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn'],
     { stdio: ['ignore', 'inherit', 'inherit'], cwd: dir },
   )
   const pid = child.pid!

@@ -11,7 +11,7 @@ const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'results')
 const files = readdirSync(dir).filter((f) => /^\d{4}-\d{2}-\d{2}-[a-z-]+\.json$/.test(f) && !f.endsWith('-quick.json'))
 const date = process.argv[2] ?? files.map((f) => f.slice(0, 10)).sort().at(-1)
 if (!date) throw new Error(`no full results in ${dir}`)
-const ORDER = ['codec', 'match', 'match-deno', 'decode', 'ceiling', 'informer', 'sync', 'churn', 'wire']
+const ORDER = ['codec', 'match', 'match-deno', 'decode', 'ceiling', 'informer', 'sync', 'sync-deno', 'churn', 'churn-deno', 'wire', 'wire-deno']
 
 const fmt = (v: number | string | undefined): string =>
   v === undefined ? '' : typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: 3 }) : v
