@@ -2,20 +2,18 @@
 // executable operators run. Same code and events as `match` (bench/match-entry.ts in a Deno child
 // process, with the collector's V8 flags), reported under its own name.
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { denoBin, V8_FLAGS } from './replay/collector.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const v8Flags = JSON.parse(readFileSync(join(here, '..', 'scripts', 'v8-flags.json'), 'utf8')) as string[]
+const v8Flags = ['--expose-gc', ...V8_FLAGS]
 
 export async function benchMatchDeno(opts: BenchOptions): Promise<BenchSection> {
-  const deno = join(dirname(createRequire(import.meta.url).resolve('deno/package.json')), 'deno')
-  const args = ['run', '--allow-read', '--allow-env', `--v8-flags=${['--expose-gc', ...v8Flags].join(',')}`, join(here, 'match-entry.ts')]
+  const args = ['run', '--allow-read', '--allow-env', `--v8-flags=${v8Flags.join(',')}`, join(here, 'match-entry.ts')]
   if (opts.quick) args.push('--quick')
-  const child = spawn(deno, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(denoBin(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s))
@@ -31,6 +29,6 @@ export async function benchMatchDeno(opts: BenchOptions): Promise<BenchSection> 
     ...section,
     name: 'match-deno',
     targets: section.targets?.map((t) => ({ ...t, name: `${t.name}, on Deno` })),
-    notes: [`${runtime}, V8 flags ${['--expose-gc', ...v8Flags].join(' ')}: what the \`deno compile\` executable runs`, ...(section.notes ?? [])],
+    notes: [`${runtime}, V8 flags ${v8Flags.join(' ')}: what the \`deno compile\` executable runs`, ...(section.notes ?? [])],
   }
 }

@@ -15,7 +15,7 @@ import { startCaptureProxy, type CaptureProxy } from './wire.ts'
 
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '../../dist/cli.mjs')
 /** The V8 flags the collector ships with (its shebang, its executables), so the bench runs it as shipped. */
-const V8_FLAGS = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../scripts/v8-flags.json'), 'utf8')) as string[]
+export const V8_FLAGS = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../scripts/v8-flags.json'), 'utf8')) as string[]
 
 /**
  * The runtime the cluster sections run the bundle on: Node (default) or, with `BENCH_COLLECTOR=deno`,
@@ -27,11 +27,13 @@ export const runtimeSuffix = COLLECTOR_RUNTIME === 'deno' ? '-deno' : ''
 /** How the collector is started, for the sections' notes. */
 export const collectorCommand = COLLECTOR_RUNTIME === 'deno' ? '`deno run dist/cli.mjs run` (BENCH_COLLECTOR=deno)' : '`node dist/cli.mjs run`'
 
+/** The Deno binary of the `deno` dev dependency (what `npm run compile` builds with). */
+export const denoBin = (): string => join(dirname(createRequire(import.meta.url).resolve('deno/package.json')), 'deno')
+
 function collectorArgv(nodeArgs: readonly string[]): string[] {
   if (COLLECTOR_RUNTIME === 'node') return [process.execPath, ...V8_FLAGS, ...nodeArgs, CLI]
   if (nodeArgs.length > 0) throw new Error(`Node flags (${nodeArgs.join(' ')}) do not apply to the collector on Deno (BENCH_COLLECTOR=deno)`)
-  const deno = join(dirname(createRequire(import.meta.url).resolve('deno/package.json')), 'deno')
-  return [deno, 'run', `--v8-flags=${V8_FLAGS.join(',')}`, '--allow-net', '--allow-read', '--allow-env', '--allow-sys=hostname,cpus,osRelease', CLI]
+  return [denoBin(), 'run', `--v8-flags=${V8_FLAGS.join(',')}`, '--allow-net', '--allow-read', '--allow-env', '--allow-sys=hostname,cpus,osRelease', CLI]
 }
 
 export interface CollectorRun {
