@@ -2,7 +2,7 @@
 //
 // A Map keyed by a fresh string (a uid just read from the API server) hashes the whole string
 // natively and then reads the stored key to compare it; on Deno's V8 (what `deno compile` ships)
-// that lookup took 4–8 µs an event in the churn bench, on Node's ~1.5 µs. Here a small-integer hash
+// that lookup took 4.1–4.4 µs an event in the churn bench, on Node's ~1.5 µs. Here a small-integer hash
 // of a few of the uid's characters (UUIDs: the first and last eight, all random) keys the Map, and
 // pods whose hashes collide are chained through their entries; the uid itself is compared once,
 // against the entry found (bench/README.md, issue 3).
