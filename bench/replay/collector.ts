@@ -1,6 +1,6 @@
-// Runs the real collector (`node dist/cli.mjs run`, or on Deno: COLLECTOR_RUNTIME; a separate process) against a replay server,
-// with an in-process sink as its reducer (sink.ts): counts announcements, times the initial sync,
-// measures the process via /proc and reads its /metrics.
+// Runs the real collector (`node dist/cli.mjs run`, or `deno run` with BENCH_COLLECTOR=deno; a
+// separate process) against a replay server, with an in-process sink as its reducer (sink.ts):
+// counts announcements, times the initial sync, measures the process via /proc and reads its /metrics.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -22,7 +22,7 @@ export const V8_FLAGS = JSON.parse(readFileSync(join(dirname(fileURLToPath(impor
  * Deno — what the `deno compile` executable ships. Sections that run the collector append
  * {@link runtimeSuffix} to their names, so Deno's results go to files of their own.
  */
-export const COLLECTOR_RUNTIME: 'node' | 'deno' = process.env.BENCH_COLLECTOR === 'deno' ? 'deno' : 'node'
+const COLLECTOR_RUNTIME: 'node' | 'deno' = process.env.BENCH_COLLECTOR === 'deno' ? 'deno' : 'node'
 export const runtimeSuffix = COLLECTOR_RUNTIME === 'deno' ? '-deno' : ''
 /** How the collector is started, for the sections' notes. */
 export const collectorCommand = COLLECTOR_RUNTIME === 'deno' ? '`deno run dist/cli.mjs run` (BENCH_COLLECTOR=deno)' : '`node dist/cli.mjs run`'
