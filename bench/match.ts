@@ -55,7 +55,7 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
       const objects: unknown[] = []
       for (let k = k0; k < k0 + CHUNK && k < shape.pods; k++) objects.push(parse(podJson[k]!))
       t = performance.now()
-      for (const o of objects) c.pods({ type: 'initApply', object: podMetaOf(o)! }, 0)
+      for (const o of objects) c.pods({ type: 'initApply', object: podMetaOf(o, true)! }, 0)
       listMs += performance.now() - t
     }
     t = performance.now()
@@ -139,7 +139,7 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
     }
     core.pods({ type: 'init' }, 0)
     for (let i = 0; i < shape.pods; i++) {
-      core.pods({ type: 'initApply', object: podMetaOf(parse(json(podObject({ ...shape, managedFields: false }, owners, i, 1000 + i))))! }, 0)
+      core.pods({ type: 'initApply', object: podMetaOf(parse(json(podObject({ ...shape, managedFields: false }, owners, i, 1000 + i))), true)! }, 0)
     }
     core.pods({ type: 'initDone' }, 0)
     core.connect(0)

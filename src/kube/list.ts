@@ -82,7 +82,7 @@ function pageOfText<T extends { readonly resourceVersion: string }>(spec: Resour
   const raw = body.items as unknown[]
   const items: T[] = []
   for (let i = 0; i < raw.length; i++) {
-    const meta = spec.convert(raw[i])
+    const meta = spec.convert(raw[i], true)
     if (meta !== undefined) items.push(meta)
   }
   return {

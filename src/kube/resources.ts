@@ -13,8 +13,11 @@ export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
   readonly listAccept: string
   /** `Accept` for WATCH requests (and streaming lists, which are watches). */
   readonly watchAccept: string
-  /** Parsed JSON object → compact meta; undefined when it has no `metadata.uid` (behaviour.md §9). */
-  readonly convert: (obj: unknown) => T | undefined
+  /**
+   * Parsed JSON object → compact meta; undefined when it has no `metadata.uid` (behaviour.md §9).
+   * `listed`: a LIST item, not a watch event's object (pods allocate it otherwise: src/model/records.ts).
+   */
+  readonly convert: (obj: unknown, listed: boolean) => T | undefined
   /**
    * Optional byte-level fast path (src/kube/scan.ts): LIST bodies and watch lines as UTF-8 bytes
    * straight to metas, with the same results as JSON.parse + `convert`.

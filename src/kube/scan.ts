@@ -19,6 +19,7 @@
 // extracted fields (ASCII via Buffer#latin1Slice where present), and repeating ones (namespaces,
 // images, owners, container names) come from a small cache keyed by their bytes.
 import { intern, parseIpv4, versionOf } from '../model/convert.ts'
+import { listedContainerMeta, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from '../model/records.ts'
 import type { ContainerMeta, OwnerRef, PodMeta } from '../model/types.ts'
 
 /** The bytes are not valid JSON (JSON.parse of the decoded text would throw too). */
@@ -561,7 +562,7 @@ function scanOwnerRefs(at: number): OwnerRef | undefined {
           POS = skipValue(POS)
       }
     }
-    if (controller) owner = { kind, uid, name } // shared by the core when it keeps the pod
+    if (controller) owner = newOwnerRef(kind, uid, name) // shared by the core when it keeps the pod
   }
   return owner
 }
@@ -683,7 +684,7 @@ function scanStatus(at: number): StatusFields {
             }
           }
           if (image) images.push(image)
-          if (id) containers.push({ id, name, image })
+          if (id) containers.push(LISTED ? listedContainerMeta(id, name, image) : newContainerMeta(id, name, image))
         }
         break
       }
@@ -693,6 +694,9 @@ function scanStatus(at: number): StatusFields {
   }
   return { podIP, podIPsIp, images, containers }
 }
+
+/** Scanning a LIST's items, not a watch line's object: pods are allocated otherwise (src/model/records.ts). */
+let LISTED = false
 
 /** The resourceVersion the last {@link scanPod} saw (metadata.resourceVersion of an object metadata, else ''). */
 let podRv = ''
@@ -732,20 +736,16 @@ function scanPod(i: number): PodMeta | undefined {
   const podIP = status.podIP
   let ip = podIP ? parseIpv4(podIP) : -1
   if (ip < 0) ip = status.podIPsIp
-  return {
-    uid: metadata.uid,
-    name: metadata.name,
-    namespace: metadata.namespace,
-    resourceVersion: metadata.rv,
-    ip: ip < 0 ? 0 : ip,
-    hasIp: podIP.length > 0,
-    hostNetwork,
-    version: versionOf(status.images),
-    // A fresh array when shared (NO_STATUS), so no meta aliases another's; else an exact-size copy:
-    // the pushed-to array has room for 17 (~150 bytes a pod, kept as long as the pod).
-    containers: status === NO_STATUS ? [] : status.containers.slice(),
-    owner: metadata.owner, // always present (maybe undefined), as in podMetaOf
-  }
+  ip = ip < 0 ? 0 : ip
+  const hasIp = podIP.length > 0
+  const version = versionOf(status.images)
+  // A fresh array when shared (NO_STATUS), so no meta aliases another's; else an exact-size copy:
+  // the pushed-to array has room for 17 (~150 bytes a pod, kept as long as the pod).
+  const containers = status === NO_STATUS ? [] : status.containers.slice()
+  const { uid, name, namespace, rv, owner } = metadata
+  return LISTED
+    ? listedPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers, owner)
+    : newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers, owner)
 }
 
 /** After the top-level value: only whitespace may follow. */
@@ -777,9 +777,11 @@ const LIST_META_KEYS = keys('resourceVersion', 'continue')
 
 /** A LIST response body of pods (see {@link ByteScanner.list}). */
 export function scanPodList(body: Uint8Array): ScannedList<PodMeta> {
+  LISTED = true
   try {
     return scanList(body)
   } finally {
+    LISTED = false
     setInput(NO_BYTES, 0, 0) // do not keep the page alive
   }
 }

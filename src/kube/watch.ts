@@ -99,7 +99,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
       case 'MODIFIED':
       case 'DELETED': {
         initialDog?.kick()
-        const meta = spec.convert(obj)
+        const meta = spec.convert(obj, false)
         return { type: ev.type, object: meta, resourceVersion: meta !== undefined ? meta.resourceVersion : rvOf(obj) }
       }
       case 'BOOKMARK': {

@@ -3,6 +3,7 @@
 import type { PodContainer, PodMessage, PodNewWithName } from '../ingest/messages.ts'
 import { ownerRef } from '../model/convert.ts'
 import type { OwnerKind, OwnerMeta, OwnerRef, PodMeta, StreamEvent } from '../model/index.ts'
+import { newPodContainer, newPodDelete, newPodNewWithName, newPodResync } from './messages.ts'
 import { createOwnerStores } from './owner-store.ts'
 import { createPodTable } from './pod-table.ts'
 import { isWatchedOwnerKind, resolveOwner, sameResolution, type OwnerLookup } from './resolve.ts'
@@ -115,28 +116,10 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
 
   // --- announcements (§5) --------------------------------------------------------------------
 
-  function podNew(meta: PodMeta, res: Resolution): PodNewWithName {
-    return {
-      type: 'pod_new_with_name',
-      uid: meta.uid,
-      ip: meta.ip,
-      ownerName: res.name,
-      podName: meta.name,
-      ownerKind: res.code,
-      ownerUid: res.uid,
-      isHostNetwork: meta.hostNetwork,
-      ns: meta.namespace,
-      version: meta.version,
-    }
-  }
+  const podNew = (meta: PodMeta, res: Resolution): PodNewWithName =>
+    newPodNewWithName(meta.uid, meta.ip, res.name, meta.name, res.code, res.uid, meta.hostNetwork, meta.namespace, meta.version)
 
-  const container = (uid: string, c: PodMeta['containers'][number]): PodContainer => ({
-    type: 'pod_container',
-    uid,
-    containerId: c.id,
-    containerName: c.name,
-    containerImage: c.image,
-  })
+  const container = (uid: string, c: PodMeta['containers'][number]): PodContainer => newPodContainer(uid, c.id, c.name, c.image)
 
   const sameTuple = (a: PodMeta['containers'][number], b: PodMeta['containers'][number]) =>
     a === b || (a.id === b.id && a.name === b.name && a.image === b.image)
@@ -263,7 +246,7 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     unindex(entry)
     setWaiting(entry, false)
     if (entry.annGen === gen && connected) {
-      out.push({ type: 'pod_delete', uid })
+      out.push(newPodDelete(uid))
       announced--
     }
   }
@@ -274,7 +257,7 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     epoch++
     gen++
     announced = 0
-    out.push({ type: 'pod_resync', resyncCount: BigInt(epoch) })
+    out.push(newPodResync(BigInt(epoch)))
     pods.forEach((entry) => {
       if (!entry.waiting && entry.res && entry.meta.hasIp) announce(entry, entry.res, out)
     })

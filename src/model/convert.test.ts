@@ -2,7 +2,7 @@
 // (behaviour.md §2), whatever the order of calls that filled its trie.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ownerRef, versionOf } from './convert.ts'
+import { ownerRef, podMetaOf, versionOf } from './convert.ts'
 
 function reference(images: string[]): string {
   const sorted = [...images].sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')))
@@ -38,4 +38,40 @@ describe('ownerRef', () => {
     expect(ownerRef('ReplicaSet', 'u-1', 'web-2')).toEqual({ kind: 'ReplicaSet', uid: 'u-1', name: 'web-2' })
     expect(ownerRef('Job', 'u-1', 'web-2')).toEqual({ kind: 'Job', uid: 'u-1', name: 'web-2' })
   })
+})
+
+describe('podMetaOf: LIST items and watch events', () => {
+  // The two are allocated differently (src/model/records.ts) and must not differ otherwise: the
+  // same keys in the same order (one object shape for the core), the same values.
+  const pod = (withOwner: boolean) => ({
+    metadata: {
+      uid: 'u-1',
+      name: 'web-1',
+      namespace: 'shop',
+      resourceVersion: '7',
+      ...(withOwner ? { ownerReferences: [{ kind: 'ReplicaSet', uid: 'rs-1', name: 'web', controller: true }] } : {}),
+    },
+    spec: { hostNetwork: true },
+    status: {
+      podIP: '10.0.0.7',
+      containerStatuses: [
+        { name: 'app', image: 'nginx', containerID: 'containerd://a' },
+        { name: 'side', image: 'busybox', containerID: '' },
+      ],
+    },
+  })
+  for (const withOwner of [true, false]) {
+    it(`gives the same meta, key for key (${withOwner ? 'with' : 'without'} an owner)`, () => {
+      const listed = podMetaOf(pod(withOwner), true)!
+      const watched = podMetaOf(pod(withOwner))!
+      expect(Object.keys(listed)).toStrictEqual(Object.keys(watched))
+      expect(Object.keys(listed.containers[0]!)).toStrictEqual(Object.keys(watched.containers[0]!))
+      expect({ ...listed, containers: listed.containers.map((c) => ({ ...c })) }).toStrictEqual({
+        ...watched,
+        containers: watched.containers.map((c) => ({ ...c })),
+      })
+      expect(listed.containers).toHaveLength(1)
+      expect(watched.owner === undefined).toBe(!withOwner)
+    })
+  }
 })

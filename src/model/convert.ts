@@ -1,5 +1,6 @@
 // Converters from parsed Kubernetes JSON objects to the compact metas (behaviour.md §2).
 import { createInterner } from './intern.ts'
+import { listedContainerMeta, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from './records.ts'
 import type { ContainerMeta, OwnerKind, OwnerMeta, OwnerRef, PodMeta } from './types.ts'
 
 // Strings that repeat across objects (namespaces, kinds, owner names, container names, images,
@@ -22,7 +23,7 @@ export function ownerRef(kind: string, uid: string, name: string): OwnerRef {
   const known = ownerRefs.get(uid)
   if (known !== undefined && known.kind === kind && known.name === name) return known
   if (ownerRefs.size >= OWNER_REFS_LIMIT) ownerRefs = new Map()
-  const ref: OwnerRef = { kind: intern(kind), uid: intern(uid), name: intern(name) }
+  const ref = newOwnerRef(intern(kind), intern(uid), intern(name))
   ownerRefs.set(ref.uid, ref)
   return ref
 }
@@ -37,7 +38,7 @@ export function controllerOf(metadata: Json, shared = true): OwnerRef | undefine
   if (!Array.isArray(refs)) return undefined
   for (const ref of refs) {
     if (isObject(ref) && ref.controller === true) {
-      return shared ? ownerRef(str(ref.kind), str(ref.uid), str(ref.name)) : { kind: str(ref.kind), uid: str(ref.uid), name: str(ref.name) }
+      return shared ? ownerRef(str(ref.kind), str(ref.uid), str(ref.name)) : newOwnerRef(str(ref.kind), str(ref.uid), str(ref.name))
     }
   }
   return undefined
@@ -159,9 +160,10 @@ const containersScratch: ContainerMeta[] = []
 
 /**
  * Converts a `v1/Pod` JSON object to a {@link PodMeta}; `undefined` when it has no
- * `metadata.uid` (behaviour.md §9: ignored, the caller counts it).
+ * `metadata.uid` (behaviour.md §9: ignored, the caller counts it). `listed`: the object is a LIST
+ * item, not a watch event's (the same meta, allocated otherwise: src/model/records.ts).
  */
-export function podMetaOf(obj: unknown): PodMeta | undefined {
+export function podMetaOf(obj: unknown, listed = false): PodMeta | undefined {
   if (!isObject(obj) || !isObject(obj.metadata)) return undefined
   const metadata = obj.metadata
   const uid = str(metadata.uid)
@@ -182,22 +184,24 @@ export function podMetaOf(obj: unknown): PodMeta | undefined {
       const image = intern(str(cs.image))
       if (image) images[nImages++] = image
       const id = str(cs.containerID)
-      if (id) containers[nContainers++] = { id, name: intern(str(cs.name)), image }
+      if (id) {
+        const cname = intern(str(cs.name))
+        containers[nContainers++] = listed ? listedContainerMeta(id, cname, image) : newContainerMeta(id, cname, image)
+      }
     }
   }
   const version = versionOf(images, nImages) // sorts the scratch's first nImages in place
-  return {
-    uid,
-    name: str(metadata.name),
-    namespace: intern(str(metadata.namespace)),
-    resourceVersion: str(metadata.resourceVersion),
-    ip: podIpOf(status, podIP),
-    hasIp: podIP.length > 0,
-    hostNetwork: spec.hostNetwork === true,
-    version,
-    containers: containers.slice(0, nContainers), // exact size, the pod's own
-    owner: controllerOf(metadata, false), // always present (maybe undefined): one object shape for every pod
-  }
+  const name = str(metadata.name)
+  const namespace = intern(str(metadata.namespace))
+  const rv = str(metadata.resourceVersion)
+  const ip = podIpOf(status, podIP)
+  const hasIp = podIP.length > 0
+  const hostNetwork = spec.hostNetwork === true
+  const kept = containers.slice(0, nContainers) // exact size, the pod's own
+  const owner = controllerOf(metadata, false)
+  return listed
+    ? listedPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, kept, owner)
+    : newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, kept, owner)
 }
 
 /**
