@@ -150,7 +150,7 @@ describe('scanPodJson: the converter edge cases', () => {
   })
 
   it('the first controller ownerReference only; wrong types ignored', () => {
-    expect(agreeText(podWith((p) => (p.metadata.ownerReferences = [{ controller: 'true', kind: 'A' }, 3, { controller: true }])))!.owner).toEqual({ kind: '', uid: '', name: '' })
+    expect({ ...agreeText(podWith((p) => (p.metadata.ownerReferences = [{ controller: 'true', kind: 'A' }, 3, { controller: true }])))!.owner }).toStrictEqual({ kind: '', uid: '', name: '' })
     expect(agreeText(podWith((p) => (p.metadata.ownerReferences = { controller: true })))!.owner).toBeUndefined()
     expect(agreeText(podWith((p) => (p.metadata.ownerReferences = [])))!.owner).toBeUndefined()
     agreeText(podWith((p) => (p.metadata.ownerReferences = [{ controller: true, kind: 1, uid: null, name: ['n'] }])))
