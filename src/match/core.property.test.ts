@@ -9,7 +9,7 @@ import { createCollectorCore } from './index.ts'
 
 type OwnerChoice = { kind: 'ReplicaSet' | 'Job' | 'DaemonSet' | 'none'; idx: number }
 type Op =
-  | { op: 'podPut'; pod: number; owner: OwnerChoice; hasIp: boolean; ip: number; image: number; containers: number; host: boolean }
+  | { op: 'podPut'; pod: number; owner: OwnerChoice; hasIp: boolean; ip: number; image: number; containers: number; host: boolean; restarts: number; rename: number }
   | { op: 'podDelete'; pod: number }
   | { op: 'ownerPut'; kind: OwnerKind; idx: number; controller: number }
   | { op: 'ownerDelete'; kind: OwnerKind; idx: number }
@@ -20,7 +20,7 @@ type Op =
   | { op: 'tick'; ms: number }
 
 const arbOp: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ op: fc.constant('podPut' as const), pod: fc.nat(5), owner: fc.record({ kind: fc.constantFrom('ReplicaSet' as const, 'Job' as const, 'DaemonSet' as const, 'none' as const), idx: fc.nat(2) }), hasIp: fc.boolean(), ip: fc.nat(3), image: fc.nat(2), containers: fc.nat(2), host: fc.boolean() }) },
+  { weight: 6, arbitrary: fc.record({ op: fc.constant('podPut' as const), pod: fc.nat(5), owner: fc.record({ kind: fc.constantFrom('ReplicaSet' as const, 'Job' as const, 'DaemonSet' as const, 'none' as const), idx: fc.nat(2) }), hasIp: fc.boolean(), ip: fc.nat(3), image: fc.nat(2), containers: fc.nat(2), host: fc.boolean(), restarts: fc.nat(1), rename: fc.nat(1) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('podDelete' as const), pod: fc.nat(5) }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('ownerPut' as const), kind: fc.constantFrom('ReplicaSet' as const, 'Job' as const), idx: fc.nat(2), controller: fc.integer({ min: -1, max: 1 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('ownerDelete' as const), kind: fc.constantFrom('ReplicaSet' as const, 'Job' as const), idx: fc.nat(2) }) },
@@ -43,7 +43,8 @@ function podMeta(op: Extract<Op, { op: 'podPut' }>): PodMeta {
   const containers: ContainerMeta[] = []
   for (let i = 0; i < op.containers; i++) {
     const image = IMAGES[(op.image + i) % IMAGES.length]!
-    containers.push({ id: `containerd://${uid}-${i}-${image}`, name: `c${i}`, image })
+    // A restart gives a container a new id with the same image; the first container's name varies too.
+    containers.push({ id: `containerd://${uid}-${i}-${image}-r${op.restarts}`, name: i === 0 && op.rename > 0 ? 'main' : `c${i}`, image })
   }
   const owner =
     op.owner.kind === 'none'
@@ -51,7 +52,8 @@ function podMeta(op: Extract<Op, { op: 'podPut' }>): PodMeta {
       : { kind: op.owner.kind, uid: `${op.owner.kind[0]}${op.owner.idx}`, name: `${op.owner.kind}-${op.owner.idx}` }
   return {
     uid,
-    name: `pod-${op.pod}`,
+    // Pod names do not change in Kubernetes, but an ownerless pod's resolution carries its name.
+    name: op.rename > 0 ? `pod-${op.pod}-renamed` : `pod-${op.pod}`,
     namespace: 'ns',
     resourceVersion: '1',
     ip: op.hasIp ? 0x0a000000 + op.ip : 0,

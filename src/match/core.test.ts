@@ -48,21 +48,24 @@ describe('§3 effective owner', () => {
     expect(core.stats().podsWaiting).toBe(0)
   })
 
-  it('pods of one owner share one OwnerRef; equal fresh references are swapped for it, a different one is not', () => {
+  it('kept pods of one owner share one OwnerRef; an equal fresh reference is replaced by it, a different one is not', () => {
     const core = primedCore()
     core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
     const a = pod('p1', ownedBy('ReplicaSet', 'r1'))
     const b = pod('p2', ownedBy('ReplicaSet', 'r1'))
     core.pods(apply(a), 0)
     core.pods(apply(b), 0)
-    expect(b.owner).toBe(a.owner)
+    const shared = core.pod('p1')!.owner
+    expect(shared).not.toBe(a.owner) // the fresh reference is not kept…
+    expect(core.pod('p2')!.owner).toBe(shared) // …the shared one is
     const update = pod('p1', ownedBy('ReplicaSet', 'r1'), { ip: 0x0a000002 })
     expect(show(core.pods(apply(update), 0))).toEqual([DEP.replace('a000001', 'a000002')])
-    expect(update.owner).toBe(a.owner)
+    expect(core.pod('p1')!.owner).toBe(shared)
     const renamed = pod('p1', ownedBy('ReplicaSet', 'r1', 'other-name'), { ip: 0x0a000002 })
     core.pods(apply(renamed), 0)
-    expect(renamed.owner).not.toBe(a.owner)
-    expect(renamed.owner).toEqual({ kind: 'ReplicaSet', uid: 'r1', name: 'other-name' })
+    expect(core.pod('p1')!.owner).not.toBe(shared)
+    expect(core.pod('p1')!.owner).toEqual({ kind: 'ReplicaSet', uid: 'r1', name: 'other-name' })
+    expect(core.pod('p2')!.owner).toBe(shared)
   })
 
   it('the waiting index de-duplicates repeated updates of a waiting pod', () => {
@@ -193,6 +196,69 @@ describe('§5 emission rules', () => {
     expect(core.pods(del(pod('p1')), 0)).toEqual([])
     core.pods(apply(pod('p2')), 0)
     expect(show(core.connect(0))).toEqual(['resync 2', "new p2 owner=254//pod-p2 ip=a000001 v='img:1'", 'ctr p2 containerd://p2-0'])
+  })
+})
+
+describe('§5 on settled pods (resolved and announced as kept: the unchanged-pod and changed-pod fast paths)', () => {
+  /** p1 of r1 (Deployment d1), announced with the tuple a on the current connection. */
+  function settledCore(): CollectorCore {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
+    expect(show(core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0))).toEqual([DEP, 'ctr p1 containerd://p1-0'])
+    return core
+  }
+  const p1 = (over: Partial<PodMeta>) => pod('p1', ownedBy('ReplicaSet', 'r1'), over)
+
+  it('5.2 and 5.3: unchanged → nothing; a new tuple → only it; reordered → nothing; a changed announcement → pod_new_with_name', () => {
+    const core = settledCore()
+    const a = ctr('p1-0')
+    const b = ctr('b')
+    expect(core.pods(apply(p1({ resourceVersion: '2' })), 0)).toEqual([])
+    expect(show(core.pods(apply(p1({ containers: [a, b] })), 0))).toEqual(['ctr p1 containerd://b'])
+    expect(core.pods(apply(p1({ containers: [b, a] })), 0)).toEqual([])
+    expect(show(core.pods(apply(p1({ containers: [b, a], version: "'img:1','img:2'" })), 0))).toEqual([DEP.replace("'img:1'", "'img:1','img:2'")])
+    expect(show(core.pods(apply(p1({ containers: [b, a], version: "'img:1','img:2'", hostNetwork: true })), 0))).toEqual([
+      `${DEP.replace("'img:1'", "'img:1','img:2'")} host`,
+    ])
+  })
+
+  it('5.2: a tuple sent for an earlier state of the pod is not sent again on this connection; a new connection sends the current ones', () => {
+    const core = settledCore()
+    const a = ctr('p1-0')
+    const b = ctr('b')
+    expect(show(core.pods(apply(p1({ containers: [b] })), 0))).toEqual(['ctr p1 containerd://b']) // a restart: a new id
+    expect(show(core.pods(apply(p1({ containers: [b], ip: 0x0a000002 })), 0))).toEqual([DEP.replace('a000001', 'a000002')])
+    expect(core.pods(apply(p1({ containers: [a], ip: 0x0a000002 })), 0)).toEqual([]) // back to a: sent before
+    expect(show(core.pods(apply(p1({ containers: [ctr('p1-0', 'c', 'img:2')], ip: 0x0a000002 })), 0))).toEqual(['ctr p1 containerd://p1-0']) // same id, new image: a new tuple
+    core.disconnect()
+    expect(show(core.connect(0))).toEqual(['resync 2', DEP.replace('a000001', 'a000002'), 'ctr p1 containerd://p1-0'])
+  })
+
+  it('a pod still waiting when a connection starts is not settled by it: its change is held until its owner arrives', () => {
+    const core = primedCore()
+    core.pods(apply(pod('p1', ownedBy('Job', 'j2'))), 0)
+    core.disconnect()
+    expect(show(core.connect(0))).toEqual(['resync 2'])
+    expect(core.pods(apply(pod('p1', ownedBy('Job', 'j2'), { ip: 0x0a000002 })), 0)).toEqual([])
+    expect(core.stats().podsWaiting).toBe(1)
+    expect(show(core.owners('Job', apply(job('j2')), 0))).toEqual(['new p1 owner=2/j2/job-j2 ip=a000002 v=\'img:1\'', 'ctr p1 containerd://p1-0'])
+  })
+
+  it('a pod with a value too long for its signature (over 65,535 code units) goes through the full path, exactly', () => {
+    const core = settledCore()
+    const image = `registry/${'x'.repeat(70_000)}`
+    const big = (over: Partial<PodMeta>) => pod('p2', ownedBy('ReplicaSet', 'r1'), { version: `'${image}'`, containers: [ctr('p2-0', 'c', image)], ...over })
+    const msgs = core.pods(apply(big({})), 0)
+    expect(msgs.map((m) => m.type)).toEqual(['pod_new_with_name', 'pod_container'])
+    expect(msgs[0]).toMatchObject({ uid: 'p2', version: `'${image}'` })
+    expect(msgs[1]).toMatchObject({ uid: 'p2', containerId: 'containerd://p2-0', containerImage: image })
+    expect(core.pods(apply(big({ resourceVersion: '2' })), 0)).toEqual([])
+    expect(core.pods(apply(big({ ip: 0x0a000009 })), 0).map((m) => m.type)).toEqual(['pod_new_with_name'])
+    expect(core.pod('p2')).toMatchObject({ uid: 'p2', version: `'${image}'`, containers: [{ id: 'containerd://p2-0', name: 'c', image }] })
+    core.disconnect()
+    expect(core.connect(0).map((m) => m.type)).toEqual(['pod_resync', 'pod_new_with_name', 'pod_container', 'pod_new_with_name', 'pod_container'])
+    expect(show(core.pods(del(big({})), 0))).toEqual(['del p2'])
+    expect(core.stats()).toMatchObject({ podsStored: 1, podsAnnounced: 1 })
   })
 })
 

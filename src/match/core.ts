@@ -2,16 +2,32 @@
 // synchronous: time comes in as `now` (ms), messages go out as return values.
 import type { PodContainer, PodMessage, PodNewWithName } from '../ingest/messages.ts'
 import { ownerRef } from '../model/convert.ts'
-import type { OwnerKind, OwnerMeta, OwnerRef, PodMeta, StreamEvent } from '../model/index.ts'
+import type { ContainerMeta, OwnerKind, OwnerMeta, OwnerRef, PodMeta, StreamEvent } from '../model/index.ts'
 import { newPodContainer, newPodDelete, newPodNewWithName, newPodResync } from './messages.ts'
 import { createOwnerStores } from './owner-store.ts'
 import { createPodTable } from './pod-table.ts'
 import { isWatchedOwnerKind, resolveOwner, sameResolution, type OwnerLookup } from './resolve.ts'
+import {
+  compareSignature,
+  decodeSignature,
+  Differs,
+  matchesSignature,
+  signatureHasTuple,
+  signatureHasUid,
+  signatureTupleCount,
+  signatureTuplesIn,
+  StoredPod,
+} from './signature.ts'
 import type { CoreConfig, CoreStats, Resolution, StreamName } from './types.ts'
 
 /** Everything the core knows about one pod. */
 interface PodEntry {
-  meta: PodMeta
+  /**
+   * The pod as kept (signature.ts): its strings live in `meta.sig`, decoded when read. The pod
+   * table holds the signature too (and the settled mark, see {@link settled}), where the lookup
+   * reads them without this entry.
+   */
+  meta: StoredPod
   /** The remembered effective owner (§3), valid for the owner reference uid `resFor`. */
   res: Resolution | undefined
   resFor: string
@@ -19,24 +35,36 @@ interface PodEntry {
   waiting: boolean
   /** Connection generation this pod was announced on; announced now iff === the core's `gen`. */
   annGen: number
-  /** What was last announced on that connection, and the container tuples sent there. */
-  annMeta: PodMeta | undefined
+  /**
+   * What was last announced on that connection, and the container tuples sent there: a stored pod
+   * stands for its own containers (the common case, nothing decoded or kept twice).
+   */
+  annMeta: StoredPod | undefined
   annRes: Resolution | undefined
-  sent: readonly PodMeta['containers'][number][]
+  sent: Sent
   /**
    * The pod relist that last listed it (`initApply`), for the diff at its `initDone` (§6). A mark
    * on the entry instead of a set of relisted uids: nothing to hash (pod-table.ts says why).
    */
   listed: number
-  /** The pod table's chain (pod-table.ts). */
-  sameHash: PodEntry | undefined
+  /** The pod table's (pod-table.ts). */
+  slot: number
+  prev: PodEntry | undefined
+  next: PodEntry | undefined
 }
+
+/**
+ * Container tuples sent on a connection: a stored pod stands for its own tuples; a list holds
+ * signatures (each standing for the tuples it lists) and single tuples, so that tuples sent for an
+ * earlier state of the pod are remembered without decoding them.
+ */
+type Sent = StoredPod | readonly (string | ContainerMeta)[]
 
 /** The matching core; see {@link createCollectorCore}. */
 export interface CollectorCore {
   /**
    * Feeds an event of the pod stream; returns the messages for the current connection. The core
-   * keeps the metas it is given and may replace their `owner` by an equal, shared reference.
+   * keeps what it needs of the metas it is given (not the metas themselves).
    */
   pods(ev: StreamEvent<PodMeta>, now: number): PodMessage[]
   /** Feeds an event of the ReplicaSet or Job stream. */
@@ -53,6 +81,8 @@ export interface CollectorCore {
   takeRelistRequest(): boolean
   /** All three streams have delivered their first initDone or are unavailable (§6 priming). */
   readonly primed: boolean
+  /** The pod as the core keeps it (its strings decoded when read; no resourceVersion), if it has it. */
+  pod(uid: string): PodMeta | undefined
   /** When {@link tick} next has work, if ever. */
   nextDeadline(): number | undefined
   stats(): CoreStats
@@ -67,7 +97,7 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
   const minForced = config.forcedResyncMinIntervalMs ?? 60_000
   const maxForced = config.forcedResyncMaxIntervalMs ?? 600_000
   const stores = createOwnerStores(config.deleteTtlMs, config.deleteCapacity)
-  const pods = createPodTable<PodEntry>()
+  const pods = createPodTable<PodEntry>((sig, entry, uid) => (sig !== '' ? signatureHasUid(sig, uid) : entry.meta.uid === uid))
   /** Owner reference uid → pods that reference it (ReplicaSet/Job owners only), de-duplicated. */
   const byOwner = new Map<string, Set<PodEntry>>()
   /** The pod relist in progress (between its init and initDone), numbered; 0 when none. */
@@ -119,65 +149,104 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
   const podNew = (meta: PodMeta, res: Resolution): PodNewWithName =>
     newPodNewWithName(meta.uid, meta.ip, res.name, meta.name, res.code, res.uid, meta.hostNetwork, meta.namespace, meta.version)
 
-  const container = (uid: string, c: PodMeta['containers'][number]): PodContainer => newPodContainer(uid, c.id, c.name, c.image)
+  /**
+   * The pod's `pod_new_with_name` and, with `all`, a `pod_container` for each of its containers:
+   * from `fresh` (the meta it was just stored from) when there is one, else decoded from what is
+   * kept in one walk of the signature.
+   */
+  function pushPod(meta: StoredPod, fresh: PodMeta | undefined, res: Resolution, all: boolean, out: PodMessage[]): void {
+    if (fresh !== undefined || meta.sig === '') {
+      const src = fresh ?? meta
+      out.push(podNew(src, res))
+      if (all) for (const c of src.containers) out.push(container(src.uid, c))
+      return
+    }
+    const d = decodeSignature(meta.sig)
+    out.push(newPodNewWithName(d.uid, meta.ip, res.name, d.name, res.code, res.uid, meta.hostNetwork, d.namespace, d.version))
+    if (all) for (let i = 0; i < d.containers; i++) out.push(newPodContainer(d.uid, d.ids[i]!, d.names[i]!, d.images[i]!))
+  }
 
-  const sameTuple = (a: PodMeta['containers'][number], b: PodMeta['containers'][number]) =>
-    a === b || (a.id === b.id && a.name === b.name && a.image === b.image)
+  const container = (uid: string, c: ContainerMeta): PodContainer => newPodContainer(uid, c.id, c.name, c.image)
 
-  function includesTuple(list: readonly PodMeta['containers'][number][], c: PodMeta['containers'][number]): boolean {
+  const sameTuple = (a: ContainerMeta, b: ContainerMeta) => a === b || (a.id === b.id && a.name === b.name && a.image === b.image)
+
+  function includesTuple(list: readonly ContainerMeta[], c: ContainerMeta): boolean {
     for (let i = 0; i < list.length; i++) if (sameTuple(list[i]!, c)) return true
     return false
   }
 
-  /** The pod's own fields that go into its `pod_new_with_name` (the owner's come from its resolution). */
-  const sameAnnouncedFields = (a: PodMeta, b: PodMeta) =>
-    a.ip === b.ip && a.name === b.name && a.namespace === b.namespace && a.version === b.version && a.hostNetwork === b.hostNetwork
+  /** The items of a {@link Sent} list for what was sent. */
+  const sentItems = (sent: Sent): readonly (string | ContainerMeta)[] =>
+    sent instanceof StoredPod ? (sent.sig !== '' ? [sent.sig] : sent.containers) : sent
 
-  /** Everything the core uses of a pod is the same (resourceVersion aside); owners already shared. */
-  function sameMeta(a: PodMeta, b: PodMeta): boolean {
-    if (a.hasIp !== b.hasIp || a.owner !== b.owner || !sameAnnouncedFields(a, b)) return false
-    const x = a.containers
-    const y = b.containers
-    if (x.length !== y.length) return false
-    for (let i = 0; i < x.length; i++) if (!sameTuple(x[i]!, y[i]!)) return false
-    return true
+  /** The tuple is among those sent. */
+  function sentHas(sent: Sent, c: ContainerMeta): boolean {
+    const items = sentItems(sent)
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!
+      if (typeof item === 'string' ? signatureHasTuple(item, c) : sameTuple(item, c)) return true
+    }
+    return false
   }
 
-  const sameAnnouncement = (a: PodMeta, ar: Resolution, b: PodMeta, br: Resolution) => sameAnnouncedFields(a, b) && sameResolution(ar, br)
+  /** Every tuple sent is among `containers`. */
+  const sentWithin = (sent: Sent, containers: readonly ContainerMeta[]): boolean =>
+    sentItems(sent).every((item) => (typeof item === 'string' ? signatureTuplesIn(item, containers) : includesTuple(containers, item)))
 
-  /** Rules 5.1–5.3 for a resolvable pod on the current connection. */
-  function announce(entry: PodEntry, res: Resolution, out: PodMessage[]): void {
-    const meta = entry.meta
-    if (entry.annGen !== gen) {
-      out.push(podNew(meta, res))
-      for (const c of meta.containers) out.push(container(meta.uid, c))
-      entry.annGen = gen
-      entry.annMeta = meta
-      entry.annRes = res
-      entry.sent = meta.containers
-      announced++
-      return
-    }
-    if (!sameAnnouncement(entry.annMeta!, entry.annRes!, meta, res)) out.push(podNew(meta, res))
-    entry.annMeta = meta // also releases the previous meta when nothing changed
-    entry.annRes = res
+  const sentCount = (sent: Sent): number =>
+    sentItems(sent).reduce((n, item) => n + (typeof item === 'string' ? signatureTupleCount(item) : 1), 0)
+
+  /**
+   * Rule 5.2's containers: sends the pod's tuples not yet sent on this connection and records them.
+   * The stored pod stands for what was sent when that is exactly its containers (the common case).
+   */
+  function sendContainers(entry: PodEntry, stored: StoredPod, containers: readonly ContainerMeta[], uid: string, out: PodMessage[]): void {
     const sent = entry.sent
-    const containers = meta.containers
-    if (sent === containers) return
-    let unsent: PodMeta['containers'][number][] | undefined
-    for (const c of containers) {
-      if (!includesTuple(sent, c)) {
-        out.push(container(meta.uid, c))
+    let unsent: ContainerMeta[] | undefined
+    for (let i = 0; i < containers.length; i++) {
+      const c = containers[i]!
+      if (!sentHas(sent, c)) {
+        out.push(container(uid, c))
         ;(unsent ??= []).push(c)
       }
     }
-    // Keep one array when the pod's tuples are exactly what was sent (the common case).
-    if (unsent) entry.sent = sent.every((s) => includesTuple(containers, s)) ? containers : [...sent, ...unsent]
-    else if (sent.length === containers.length) entry.sent = containers
+    if (unsent) entry.sent = sentWithin(sent, containers) ? stored : [...sentItems(sent), ...unsent]
+    else if (sentCount(sent) === containers.length) entry.sent = stored
+  }
+
+  /** The pod's own fields that go into its `pod_new_with_name` (the owner's come from its resolution). */
+  const sameAnnouncedFields = (a: PodMeta, b: PodMeta) =>
+    a === b || (a.ip === b.ip && a.name === b.name && a.namespace === b.namespace && a.version === b.version && a.hostNetwork === b.hostNetwork)
+
+  const sameAnnouncement = (a: PodMeta, ar: Resolution, b: PodMeta, br: Resolution) => sameAnnouncedFields(a, b) && sameResolution(ar, br)
+
+  /**
+   * Rules 5.1–5.3 for a resolvable pod on the current connection. `fresh`: the meta the pod was
+   * just stored from (the same values as `entry.meta`), whose strings the messages take instead of
+   * decoding the stored ones.
+   */
+  function announce(entry: PodEntry, res: Resolution, out: PodMessage[], fresh: PodMeta | undefined): void {
+    const meta = entry.meta
+    if (entry.annGen !== gen) {
+      pushPod(meta, fresh, res, true, out)
+      entry.annGen = gen
+      entry.annMeta = meta
+      entry.annRes = res
+      entry.sent = meta
+      announced++
+      return
+    }
+    if (!sameAnnouncement(entry.annMeta!, entry.annRes!, meta, res)) pushPod(meta, fresh, res, false, out)
+    entry.annMeta = meta // also releases the previously announced pod
+    entry.annRes = res
+    if (entry.sent === meta) return
+    const src = fresh ?? meta
+    sendContainers(entry, meta, src.containers, src.uid, out)
   }
 
   /** Resolves the pod and announces it when resolvable and connected (rules 5.1–5.4). */
-  function evaluate(entry: PodEntry, out: PodMessage[]): void {
+  function evaluate(entry: PodEntry, out: PodMessage[], fresh?: PodMeta): void {
+    pods.setQuiet(entry, -1)
     const ownerUid = entry.meta.owner?.uid ?? ''
     const remembered = entry.resFor === ownerUid ? entry.res : undefined
     const res = resolveOwner(entry.meta, lookup, remembered, entry.res)
@@ -188,55 +257,126 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     setWaiting(entry, false)
     entry.res = res
     entry.resFor = ownerUid
-    if (connected && entry.meta.hasIp) announce(entry, res, out)
+    if (connected && entry.meta.hasIp) announce(entry, res, out, fresh)
   }
 
   // --- pods ----------------------------------------------------------------------------------
 
   /**
-   * Kept pods share one OwnerRef per owner (memory): the core takes the metas it is given and swaps
-   * their owner reference for the equal one the pod already holds (no lookup: the common update)
-   * or else for the shared one (model/convert.ts ownerRef).
+   * Kept pods share one OwnerRef per owner (memory): the pod's fresh owner reference is swapped for
+   * the equal one the pod already holds (no lookup: the common update) or else for the shared one
+   * (model/convert.ts ownerRef).
    */
-  function shareOwner(meta: PodMeta, before: OwnerRef | undefined): void {
-    const o = meta.owner
-    if (o === undefined || o === before) return
-    const shared = before !== undefined && before.uid === o.uid && before.kind === o.kind && before.name === o.name ? before : ownerRef(o.kind, o.uid, o.name)
-    if (shared !== o) (meta as { owner?: OwnerRef }).owner = shared
+  function sharedOwner(o: OwnerRef | undefined, before: OwnerRef | undefined): OwnerRef | undefined {
+    if (o === undefined || o === before) return o
+    return before !== undefined && before.uid === o.uid && before.kind === o.kind && before.name === o.name ? before : ownerRef(o.kind, o.uid, o.name)
+  }
+
+  function store(entry: PodEntry, meta: PodMeta, owner: OwnerRef | undefined): StoredPod {
+    const stored = new StoredPod(meta, owner)
+    entry.meta = stored
+    pods.setSig(entry, stored.sig)
+    return stored
+  }
+
+  /**
+   * The entry is settled for the current connection generation: resolved (not waiting), and, when
+   * connected with an IP, announced exactly as kept (so every container it has was sent). The pod
+   * table keeps this as the entry's mark (the generation it holds for, or -1): an event whose pod
+   * matches the signature of a marked entry changes nothing and is done without reading anything
+   * else (§5 has nothing to send for it). Anything that changes the entry clears or recomputes it.
+   */
+  function settled(entry: PodEntry): boolean {
+    const meta = entry.meta
+    if (entry.res === undefined || entry.waiting || entry.resFor !== (meta.owner?.uid ?? '')) return false
+    if (!connected || !meta.hasIp) return true
+    // Announced with the pod as kept: every container it has was sent then (announce sends the missing).
+    return entry.annGen === gen && entry.annMeta === meta && entry.annRes === entry.res
   }
 
   /** Adds or updates a pod; returns its entry. */
   function upsertPod(meta: PodMeta, out: PodMessage[]): PodEntry {
-    let entry = pods.get(meta.uid)
-    if (!entry) {
-      shareOwner(meta, undefined)
-      entry = { meta, res: undefined, resFor: '', waiting: false, annGen: -1, annMeta: undefined, annRes: undefined, sent: [], listed: 0, sameHash: undefined }
-      pods.add(entry)
-      index(entry)
-    } else {
-      const before = entry.meta.owner
-      shareOwner(meta, before)
-      const after = meta.owner
-      if (before?.uid !== after?.uid || before?.kind !== after?.kind) {
-        unindex(entry)
-        entry.meta = meta
-        index(entry)
-      } else {
-        // Nothing the core keeps changed (most updates are status changes it ignores): the stored
-        // meta stays and the fresh one dies young, instead of being kept and the old one collected.
-        if (!sameMeta(entry.meta, meta)) entry.meta = meta
-        // Same ReplicaSet/Job reference as when the pod was resolved: the resolution stands. Every
-        // owner event that could change it (a new owner, a changed controller, a recovered stream)
-        // re-evaluates the owner's pods itself, so the owner store need not be asked again.
-        // (shareOwner made `after` the very object `before` when kind, uid and name are equal.)
-        const res = entry.res
-        if (res !== undefined && !entry.waiting && after !== undefined && after === before && isWatchedOwnerKind(after.kind) && entry.resFor === after.uid) {
-          if (connected && entry.meta.hasIp) announce(entry, res, out)
-          return entry
-        }
+    const slot = pods.find(meta.uid)
+    if (slot >= 0 && pods.quietAt(slot) === gen) {
+      const diff = compareSignature(pods.sigAt(slot), meta)
+      // The common event: nothing the core keeps changed, and nothing is owed for the pod.
+      if (diff === 0) return pods.entryAt(slot)
+      if ((diff & (Differs.pod | Differs.owner | Differs.hasIp)) === 0 && meta.owner !== undefined) {
+        const entry = pods.entryAt(slot)
+        updateSettled(entry, meta, diff, out)
+        return entry
       }
     }
-    evaluate(entry, out)
+    const updated = slot < 0 ? addPod(meta, out) : updatePod(pods.entryAt(slot), meta, out)
+    pods.setQuiet(updated, settled(updated) ? gen : -1)
+    return updated
+  }
+
+  /**
+   * A settled pod (see {@link settled}) changed, but not its owner reference nor whether it has an
+   * IP (and it has an owner: an ownerless pod's resolution carries its name). Its resolution
+   * stands; what is owed follows from the parts that differ (rules 5.2, 5.3), and the entry stays
+   * settled: it was announced as kept before, and is after.
+   */
+  function updateSettled(entry: PodEntry, meta: PodMeta, diff: number, out: PodMessage[]): void {
+    const before = entry.meta
+    const stored = store(entry, meta, before.owner)
+    if (!connected || !stored.hasIp) return
+    // Settled, connected, with an IP: `before` was announced with `res` on this connection.
+    const res = entry.res!
+    if ((diff & Differs.announced) !== 0) out.push(podNew(meta, res))
+    entry.annMeta = stored
+    if ((diff & Differs.containers) === 0) {
+      if (entry.sent === before) entry.sent = stored
+      return
+    }
+    sendContainers(entry, stored, meta.containers, meta.uid, out)
+  }
+
+  function addPod(meta: PodMeta, out: PodMessage[]): PodEntry {
+    const stored = new StoredPod(meta, sharedOwner(meta.owner, undefined))
+    const entry: PodEntry = {
+      meta: stored,
+      res: undefined,
+      resFor: '',
+      waiting: false,
+      annGen: -1,
+      annMeta: undefined,
+      annRes: undefined,
+      sent: stored,
+      listed: 0,
+      slot: -1,
+      prev: undefined,
+      next: undefined,
+    }
+    pods.add(entry, meta.uid, stored.sig)
+    index(entry)
+    evaluate(entry, out, meta)
+    return entry
+  }
+
+  function updatePod(entry: PodEntry, meta: PodMeta, out: PodMessage[]): PodEntry {
+    const before = entry.meta.owner
+    const after = sharedOwner(meta.owner, before)
+    if (before?.uid !== after?.uid || before?.kind !== after?.kind) {
+      unindex(entry)
+      store(entry, meta, after)
+      index(entry)
+    } else {
+      // Stored again only when something the core keeps changed (most updates are status changes it
+      // ignores): otherwise the stored pod stays, and the fresh meta dies young.
+      if (!matchesSignature(entry.meta.sig, meta)) store(entry, meta, after)
+      // Same ReplicaSet/Job reference as when the pod was resolved: the resolution stands. Every
+      // owner event that could change it (a new owner, a changed controller, a recovered stream)
+      // re-evaluates the owner's pods itself, so the owner store need not be asked again.
+      // (sharedOwner gave the very object `before` when kind, uid and name are equal.)
+      const res = entry.res
+      if (res !== undefined && !entry.waiting && after !== undefined && after === before && isWatchedOwnerKind(after.kind) && entry.resFor === after.uid) {
+        if (connected && entry.meta.hasIp) announce(entry, res, out, meta)
+        return entry
+      }
+    }
+    evaluate(entry, out, meta)
     return entry
   }
 
@@ -259,7 +399,8 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     announced = 0
     out.push(newPodResync(BigInt(epoch)))
     pods.forEach((entry) => {
-      if (!entry.waiting && entry.res && entry.meta.hasIp) announce(entry, entry.res, out)
+      if (!entry.waiting && entry.res && entry.meta.hasIp) announce(entry, entry.res, out, undefined)
+      pods.setQuiet(entry, settled(entry) ? gen : -1)
     })
   }
 
@@ -411,6 +552,9 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     },
     get primed() {
       return primed.pods && primed.replicasets && primed.jobs
+    },
+    pod(uid) {
+      return pods.get(uid)?.meta
     },
     nextDeadline() {
       const expiry = stores.nextExpiry()

@@ -1,14 +1,16 @@
-// The pod table against a Map model: random adds and removes over uids built to collide.
+// The pod table against a Map model: random adds, removes, signature and mark writes over uids
+// built to collide, through growth, wrap-around and backward-shift deletions.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createPodTable, uidHash, type UidChained } from './pod-table.ts'
+import { createPodTable, uidHash, type PodSlot } from './pod-table.ts'
 
-interface Entry extends UidChained<Entry> {
-  readonly meta: { readonly uid: string }
+interface Entry extends PodSlot<Entry> {
+  readonly uid: string
   readonly n: number
 }
 
-const entry = (uid: string, n = 0): Entry => ({ meta: { uid }, n, sameHash: undefined })
+const entry = (uid: string, n = 0): Entry => ({ uid, n, slot: -1, prev: undefined, next: undefined })
+const table = () => createPodTable<Entry>((_sig, e, uid) => e.uid === uid)
 
 // Same length, first and last eight characters: one hash, whatever the middle says.
 const colliding = (middle: string) => `12345678-${middle}-87654321`
@@ -36,61 +38,94 @@ describe('uidHash', () => {
 })
 
 describe('pod table', () => {
-  it('finds, chains and unchains colliding uids', () => {
-    const t = createPodTable<Entry>()
+  it('finds colliding uids, keeps their signatures and marks through removals, iterates in insertion order', () => {
+    const t = table()
     const [a, b, c] = ['a', 'b', 'c'].map((m) => entry(colliding(m))) as [Entry, Entry, Entry]
     const lone = entry('e3907aea-cb8b-4299-a769-d18de4c0d452')
-    for (const e of [a, lone, b, c]) t.add(e)
-    expect(uidHash(a.meta.uid)).toBe(uidHash(c.meta.uid))
-    expect([a, b, c, lone].map((e) => t.get(e.meta.uid))).toEqual([a, b, c, lone])
+    for (const e of [a, lone, b, c]) t.add(e, e.uid, `sig ${e.uid}`)
+    expect(uidHash(a.uid)).toBe(uidHash(c.uid))
+    expect([a, b, c, lone].map((e) => t.get(e.uid))).toEqual([a, b, c, lone])
     expect(t.get(colliding('d'))).toBeUndefined()
-    expect(t.entries()).toEqual([a, b, c, lone]) // a chain sits at its first entry's place
-    t.remove(b) // middle
-    expect(t.entries()).toEqual([a, c, lone])
-    t.remove(a) // head: the next one takes its place
-    expect(t.entries()).toEqual([c, lone])
-    expect(t.get(c.meta.uid)).toBe(c)
+    expect(t.find(colliding('d'))).toBe(-1)
+    t.setQuiet(c, 7)
+    expect(t.quiet(a)).toBe(-1) // a new entry is not settled
+    expect(t.entries()).toEqual([a, lone, b, c])
+    t.remove(b) // middle of the probe run: c shifts back
+    expect(t.entries()).toEqual([a, lone, c])
+    expect(t.get(c.uid)).toBe(c)
+    expect([t.sig(c), t.quiet(c)]).toEqual([`sig ${c.uid}`, 7])
+    t.remove(a) // head of the run
+    expect(t.entries()).toEqual([lone, c])
+    const i = t.find(c.uid)
+    expect([t.entryAt(i), t.sigAt(i), t.quietAt(i)]).toEqual([c, `sig ${c.uid}`, 7])
+    t.setSig(c, 'changed')
+    expect(t.sig(c)).toBe('changed')
     t.remove(c)
     expect(t.entries()).toEqual([lone])
     expect(t.size).toBe(1)
     t.remove(c) // not in the table: nothing happens
+    t.setQuiet(c, 3) // nor here
     expect(t.size).toBe(1)
+    expect(t.quiet(lone)).toBe(-1)
   })
 
-  type Op = { add: boolean; uid: string }
-  // Uids from two pools: a few that collide with each other and a few that do not.
-  const arbUid = fc.oneof(
-    fc.constantFrom('a', 'b', 'c', 'd').map(colliding),
-    fc.constantFrom('p1', 'p2', 'e3907aea-cb8b-4299-a769-d18de4c0d452'),
-  )
-  const arbOps = fc.array(fc.record({ add: fc.boolean(), uid: arbUid }), { maxLength: 60 })
+  it('grows past its first capacity and finds everything again', () => {
+    const t = table()
+    const all = Array.from({ length: 5_000 }, (_, i) => entry(i % 7 === 0 ? colliding(String(i)) : `pod-${i}`, i))
+    all.forEach((e) => t.add(e, e.uid, `s${e.n}`))
+    all.forEach((e) => t.setQuiet(e, e.n))
+    expect(t.size).toBe(all.length)
+    for (const e of all) {
+      const i = t.find(e.uid)
+      expect([t.entryAt(i), t.sigAt(i), t.quietAt(i)]).toEqual([e, `s${e.n}`, e.n])
+    }
+    expect(t.entries()).toEqual(all)
+  })
 
-  it('behaves as a Map from uid to entry (random adds and removes)', () => {
+  type Op = { op: 'add' | 'remove' | 'sig' | 'quiet'; uid: string; value: number }
+  // Uids from two pools: a few that collide with each other and some that do not; a small table
+  // (16 slots until it grows) with long probe runs that wrap around its end.
+  const arbUid = fc.oneof(
+    fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f').map(colliding),
+    fc.integer({ min: 0, max: 24 }).map((i) => `p${i}`),
+  )
+  const arbOps = fc.array(fc.record({ op: fc.constantFrom('add', 'add', 'remove', 'sig', 'quiet'), uid: arbUid, value: fc.integer({ min: -1, max: 9 }) }), {
+    maxLength: 120,
+  })
+  const uids = ['a', 'b', 'c', 'd', 'e', 'f'].map(colliding).concat(Array.from({ length: 25 }, (_, i) => `p${i}`))
+
+  it('behaves as an insertion-ordered Map from uid to entry, signature and mark', () => {
     fc.assert(
       fc.property(arbOps, (ops: Op[]) => {
-        const t = createPodTable<Entry>()
-        const model = new Map<string, Entry>()
-        ops.forEach(({ add, uid }, n) => {
+        const t = table()
+        const model = new Map<string, { e: Entry; sig: string; quiet: number }>()
+        ops.forEach(({ op, uid, value }, n) => {
           const present = model.get(uid)
-          if (add && !present) {
+          if (op === 'add' && !present) {
             const e = entry(uid, n)
-            t.add(e)
-            model.set(uid, e)
-          } else if (!add && present) {
-            t.remove(present)
+            t.add(e, uid, `s${n}`)
+            model.set(uid, { e, sig: `s${n}`, quiet: -1 })
+          } else if (op === 'remove' && present) {
+            t.remove(present.e)
             model.delete(uid)
+          } else if (op === 'sig' && present) {
+            t.setSig(present.e, `v${value}`)
+            present.sig = `v${value}`
+          } else if (op === 'quiet' && present) {
+            t.setQuiet(present.e, value)
+            present.quiet = value
           }
-          for (const u of ['a', 'b', 'c', 'd'].map(colliding).concat('p1', 'p2')) expect(t.get(u)).toBe(model.get(u))
+          for (const u of uids) {
+            const m = model.get(u)
+            const i = t.find(u)
+            if (!m) expect(i).toBe(-1)
+            else expect([t.entryAt(i), t.sigAt(i), t.quietAt(i), t.sig(m.e), t.quiet(m.e)]).toEqual([m.e, m.sig, m.quiet, m.sig, m.quiet])
+          }
           expect(t.size).toBe(model.size)
-          const all = t.entries()
-          expect(new Set(all).size).toBe(all.length)
-          expect([...all].sort((x, y) => x.n - y.n)).toEqual([...model.values()].sort((x, y) => x.n - y.n))
-          // Entries that share a hash come in the order they were added.
-          const chained = all.filter((e) => e.meta.uid.startsWith('12345678-'))
-          expect(chained.map((e) => e.n)).toEqual([...chained.map((e) => e.n)].sort((x, y) => x - y))
+          expect(t.entries()).toEqual([...model.values()].map((m) => m.e)) // Map order: insertion order
         })
       }),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     )
   })
 })

@@ -1,29 +1,46 @@
-// The core's pods by uid: its hottest lookup (every pod event), kept off string-keyed Maps.
+// The core's pods by uid: its hottest lookup (every pod event), laid out for the fewest memory reads.
 //
-// A Map keyed by a fresh string (a uid just read from the API server) hashes the whole string
-// natively and then reads the stored key to compare it; on Deno's V8 (what `deno compile` ships)
-// that lookup took 4.1–4.4 µs an event in the churn bench, on Node's ~1.5 µs. Here a small-integer hash
-// of a few of the uid's characters (UUIDs: the first and last eight, all random) keys the Map, and
-// pods whose hashes collide are chained through their entries; the uid itself is compared once,
-// against the entry found (bench/README.md, issue 3).
+// Every pod event looks its pod up, and most end there: the pod's signature (signature.ts) matches
+// and the entry is settled, so nothing else is read. In a heap of 150,000 pods each dependent read
+// is a cache (and TLB) miss. A Map keyed by the uid string hashes it natively and reads the stored
+// key (on Deno's V8 4.1–4.4 µs an event); a Map keyed by an integer hash reads its bucket, its
+// entry, then the pod's object and the signature: four misses one after the other. Here an
+// open-addressing table keeps, per slot, the uid's hash (Int32Array), the pod's signature and its
+// settled mark (Int32Array) in parallel arrays: the three loads of a slot are independent and
+// overlap, and the signature's content is the only read that depends on them (bench/README.md,
+// issue 3). Linear probing, deletions by backward shift (no tombstones), grown at 5/8 full.
+//
+// Entries also form a list in insertion order, which iteration follows (announcements come out in
+// the order pods arrived, as with a Map).
 
-/** What the table needs of an entry: its uid, and a link it owns for the chain of equal hashes. */
-export interface UidChained<E> {
-  readonly meta: { readonly uid: string }
-  /** The next entry with the same hash, if any (the table's; nobody else writes it). */
-  sameHash: E | undefined
+/** What the table needs of an entry: the links it owns (nobody else writes them). */
+export interface PodSlot<E> {
+  /** Where the entry is in the table (the table's). */
+  slot: number
+  /** Insertion order (the table's). */
+  prev: E | undefined
+  next: E | undefined
 }
 
-/** Pods by uid, iterated in insertion order (an entry whose hash collides sits after the first one). */
-export interface PodTable<E extends UidChained<E>> {
+/** Pods by uid; each with a signature and a settled mark kept in the table. */
+export interface PodTable<E extends PodSlot<E>> {
+  /** The slot of the pod with this uid, or -1. */
+  find(uid: string): number
   get(uid: string): E | undefined
-  /** Adds an entry whose uid is not in the table. */
-  add(entry: E): void
+  entryAt(slot: number): E
+  sigAt(slot: number): string
+  quietAt(slot: number): number
+  /** Adds an entry with this uid (not in the table) and signature; its mark starts at -1. */
+  add(entry: E, uid: string, sig: string): void
   /** Removes an entry that is in the table. */
   remove(entry: E): void
-  /** Calls `fn` for every entry; `fn` must not add or remove entries. */
+  sig(entry: E): string
+  setSig(entry: E, sig: string): void
+  quiet(entry: E): number
+  setQuiet(entry: E, quiet: number): void
+  /** Calls `fn` for every entry in insertion order; `fn` must not add or remove entries. */
   forEach(fn: (entry: E) => void): void
-  /** Every entry, in iteration order (a copy: safe to add and remove while walking it). */
+  /** Every entry, in insertion order (a copy: safe to add and remove while walking it). */
   entries(): E[]
   readonly size: number
 }
@@ -31,7 +48,8 @@ export interface PodTable<E extends UidChained<E>> {
 /**
  * The table's hash of a uid: length, first eight and last eight characters (all of them when it
  * has 16 or fewer), as a non-negative small integer. UUIDs (what the API server assigns) are
- * random in both ends; uids alike in both ends but for the middle would share a chain.
+ * random in both ends; uids alike in both ends but for the middle share a hash (and are told apart
+ * by `hasUid`).
  */
 export function uidHash(uid: string): number {
   const n = uid.length
@@ -42,49 +60,114 @@ export function uidHash(uid: string): number {
   return (h ^ (h >>> 15)) & 0x3fffffff
 }
 
-export function createPodTable<E extends UidChained<E>>(): PodTable<E> {
-  const heads = new Map<number, E>()
-  let size = 0
+const EMPTY = -1
+const MIN_CAPACITY = 16
 
-  function forEach(fn: (entry: E) => void): void {
-    for (let e of heads.values()) {
-      fn(e)
-      while (e.sameHash !== undefined) fn((e = e.sameHash))
+/**
+ * `hasUid(sig, entry, uid)`: the pod in a slot, with this signature, has this uid (the caller's
+ * encoding: the core reads it from the signature, which the lookup reads next anyway).
+ */
+export function createPodTable<E extends PodSlot<E>>(hasUid: (sig: string, entry: E, uid: string) => boolean): PodTable<E> {
+  let capacity = MIN_CAPACITY
+  let mask = capacity - 1
+  let hashes = new Int32Array(capacity).fill(EMPTY)
+  let quiets = new Int32Array(capacity)
+  let sigs: string[] = new Array<string>(capacity).fill('')
+  let slots: (E | undefined)[] = new Array<E | undefined>(capacity).fill(undefined)
+  let size = 0
+  let first: E | undefined
+  let last: E | undefined
+
+  function find(uid: string): number {
+    const h = uidHash(uid)
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const k = hashes[i]!
+      if (k === EMPTY) return -1
+      if (k === h && hasUid(sigs[i]!, slots[i]!, uid)) return i
     }
   }
 
+  /** Places an entry at the first free slot of its probe sequence. */
+  function place(entry: E, h: number, sig: string, quiet: number): void {
+    let i = h & mask
+    while (hashes[i] !== EMPTY) i = (i + 1) & mask
+    hashes[i] = h
+    sigs[i] = sig
+    quiets[i] = quiet
+    slots[i] = entry
+    entry.slot = i
+  }
+
+  function grow(): void {
+    const old = { hashes, quiets, sigs, slots }
+    capacity *= 2
+    mask = capacity - 1
+    hashes = new Int32Array(capacity).fill(EMPTY)
+    quiets = new Int32Array(capacity)
+    sigs = new Array<string>(capacity).fill('')
+    slots = new Array<E | undefined>(capacity).fill(undefined)
+    for (let i = 0; i < old.hashes.length; i++) {
+      if (old.hashes[i] !== EMPTY) place(old.slots[i]!, old.hashes[i]!, old.sigs[i]!, old.quiets[i]!)
+    }
+  }
+
+  function forEach(fn: (entry: E) => void): void {
+    for (let e = first; e !== undefined; e = e.next) fn(e)
+  }
+
   return {
+    find,
     get(uid) {
-      let e = heads.get(uidHash(uid))
-      while (e !== undefined && e.meta.uid !== uid) e = e.sameHash
-      return e
+      const i = find(uid)
+      return i < 0 ? undefined : slots[i]
     },
-    add(entry) {
-      const key = uidHash(entry.meta.uid)
-      entry.sameHash = undefined
-      let e = heads.get(key)
-      if (e === undefined) heads.set(key, entry)
-      else {
-        while (e.sameHash !== undefined) e = e.sameHash
-        e.sameHash = entry
-      }
+    entryAt: (slot) => slots[slot]!,
+    sigAt: (slot) => sigs[slot]!,
+    quietAt: (slot) => quiets[slot]!,
+    add(entry, uid, sig) {
+      if ((size + 1) * 8 > capacity * 5) grow()
+      place(entry, uidHash(uid), sig, -1)
+      entry.prev = last
+      entry.next = undefined
+      if (last === undefined) first = entry
+      else last.next = entry
+      last = entry
       size++
     },
     remove(entry) {
-      const key = uidHash(entry.meta.uid)
-      const head = heads.get(key)
-      if (head === undefined) return
-      if (head === entry) {
-        if (entry.sameHash === undefined) heads.delete(key)
-        else heads.set(key, entry.sameHash) // keeps the head's place in the iteration order
-      } else {
-        let e = head
-        while (e.sameHash !== undefined && e.sameHash !== entry) e = e.sameHash
-        if (e.sameHash !== entry) return
-        e.sameHash = entry.sameHash
+      let i = entry.slot
+      if (i < 0 || slots[i] !== entry) return
+      // Backward shift: move later members of the probe run into the hole when their home allows.
+      for (let j = (i + 1) & mask; hashes[j] !== EMPTY; j = (j + 1) & mask) {
+        const home = hashes[j]! & mask
+        // The entry at j may move to i unless its home lies cyclically within (i, j].
+        if (i <= j ? home > i && home <= j : home > i || home <= j) continue
+        hashes[i] = hashes[j]!
+        sigs[i] = sigs[j]!
+        quiets[i] = quiets[j]!
+        const moved = slots[j]!
+        slots[i] = moved
+        moved.slot = i
+        i = j
       }
-      entry.sameHash = undefined
+      hashes[i] = EMPTY
+      sigs[i] = ''
+      slots[i] = undefined
+      entry.slot = -1
+      if (entry.prev === undefined) first = entry.next
+      else entry.prev.next = entry.next
+      if (entry.next === undefined) last = entry.prev
+      else entry.next.prev = entry.prev
+      entry.prev = entry.next = undefined
       size--
+    },
+    sig: (entry) => sigs[entry.slot]!,
+    setSig(entry, sig) {
+      if (entry.slot >= 0) sigs[entry.slot] = sig
+    },
+    quiet: (entry) => quiets[entry.slot]!,
+    setQuiet(entry, quiet) {
+      if (entry.slot >= 0) quiets[entry.slot] = quiet
     },
     forEach,
     entries() {
