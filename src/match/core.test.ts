@@ -244,6 +244,29 @@ describe('§5 on settled pods (resolved and announced as kept: the unchanged-pod
     expect(show(core.owners('Job', apply(job('j2')), 0))).toEqual(['new p1 owner=2/j2/job-j2 ip=a000002 v=\'img:1\'', 'ctr p1 containerd://p1-0'])
   })
 
+  it('a listed pod is kept as listed; its first watch event describes it, sending what changed and nothing else', () => {
+    const core = createCollectorCore(config)
+    core.owners('ReplicaSet', { type: 'init' }, 0)
+    core.owners('ReplicaSet', { type: 'initApply', object: rs('r1', 'd1') }, 0)
+    core.owners('ReplicaSet', { type: 'initDone' }, 0)
+    core.owners('Job', { type: 'init' }, 0)
+    core.owners('Job', { type: 'initDone' }, 0)
+    core.pods({ type: 'init' }, 0)
+    for (const uid of ['p1', 'p2', 'p3']) core.pods({ type: 'initApply', object: pod(uid, ownedBy('ReplicaSet', 'r1')) }, 0)
+    core.pods({ type: 'initDone' }, 0)
+    expect(show(core.connect(0))).toEqual(['resync 1', ...['p1', 'p2', 'p3'].flatMap((u) => [DEP.replace('p1', u), `ctr ${u} containerd://${u}-0`])])
+    expect(core.pod('p1')!.owner).toBe(core.pod('p2')!.owner) // listed metas share their owner reference too
+    const p = (uid: string, over: Partial<PodMeta>) => pod(uid, ownedBy('ReplicaSet', 'r1'), over)
+    expect(core.pods(apply(p('p1', { resourceVersion: '2' })), 0)).toEqual([]) // unchanged: described, nothing sent
+    expect(core.pods(apply(p('p1', { resourceVersion: '3' })), 0)).toEqual([])
+    expect(show(core.pods(apply(p('p2', { ip: 0x0a000002 })), 0))).toEqual([DEP.replace('p1', 'p2').replace('a000001', 'a000002')])
+    expect(show(core.pods(apply(p('p3', { containers: [ctr('p3-0'), ctr('b')] })), 0))).toEqual(['ctr p3 containerd://b'])
+    expect(core.pods(apply(p('p3', { containers: [ctr('b'), ctr('p3-0')] })), 0)).toEqual([])
+    expect(show(core.pods(apply(p('p3', { ownerReferences: undefined, owner: ownedBy('ReplicaSet', 'r2') } as Partial<PodMeta>)), 0))).toEqual([]) // waits for r2
+    expect(core.pod('p2')).toMatchObject({ uid: 'p2', name: 'pod-p2', namespace: 'default', ip: 0x0a000002, version: "'img:1'", containers: [{ id: 'containerd://p2-0', name: 'c', image: 'img:1' }] })
+    expect(show(core.pods(del(p('p1', {})), 0))).toEqual(['del p1'])
+  })
+
   it('a pod with a value too long for its signature (over 65,535 code units) goes through the full path, exactly', () => {
     const core = settledCore()
     const image = `registry/${'x'.repeat(70_000)}`

@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ContainerMeta, OwnerRef, PodMeta } from '../model/index.ts'
 import {
+  compareMetas,
   compareSignature,
   decodeSignature,
   Differs,
@@ -70,7 +71,7 @@ describe('pod signature', () => {
     fc.assert(
       fc.property(arbPod, (m) => {
         const owner = m.owner
-        const s = new StoredPod(m, owner)
+        const s = new StoredPod(m, owner, podSignature(m))
         expect(s.sig).toBe(podSignature(m))
         expect({ uid: s.uid, name: s.name, namespace: s.namespace, version: s.version, containers: s.containers }).toStrictEqual({
           uid: m.uid,
@@ -97,6 +98,7 @@ describe('pod signature', () => {
         expect(diff === 0).toBe(sig === podSignature(b))
         expect(matchesSignature(sig, b)).toBe(diff === 0)
         expect(signatureHasUid(sig, b.uid)).toBe(a.uid === b.uid)
+        if (sig !== '') expect(compareMetas(a, b)).toBe(diff) // the same for a pod kept whole
       }),
       { numRuns: 3000 },
     )
@@ -122,7 +124,7 @@ describe('pod signature', () => {
 
   it.each([255, 256, 1023, 1024, 4097, 0xffff])('a value of %i code units is described and compared by its whole length', (n) => {
     const m: PodMeta = { uid: 'u', name: 'n'.repeat(n), namespace: 'ns', resourceVersion: '1', ip: 1, hasIp: true, hostNetwork: false, version: '', containers: [], owner: undefined }
-    const s = new StoredPod(m, undefined)
+    const s = new StoredPod(m, undefined, podSignature(m))
     expect([s.name.length, s.namespace, compareSignature(s.sig, m)]).toEqual([n, 'ns', 0])
     expect(compareSignature(s.sig, { ...m, name: 'n'.repeat(n - 1) })).toBe(Differs.announced)
   })
@@ -142,7 +144,7 @@ describe('pod signature', () => {
     }
     const sig = podSignature(m)
     expect([...sig].every((ch) => ch.charCodeAt(0) <= 0xff)).toBe(true)
-    expect(new StoredPod(m, m.owner).name).toBe(m.name)
+    expect(new StoredPod(m, m.owner, sig).name).toBe(m.name)
   })
 
   it('a value longer than 65,535 code units: the signature is empty, matches nothing, and the stored pod keeps the meta', () => {
@@ -161,7 +163,7 @@ describe('pod signature', () => {
     expect(podSignature(m)).toBe('')
     expect(compareSignature('', m)).toBe(Differs.pod)
     expect(podSignature({ ...m, containers: [{ id: 'id', name: 'c', image: 'x'.repeat(0xffff) }] })).not.toBe('') // the longest that fits
-    const s = new StoredPod(m, undefined)
+    const s = new StoredPod(m, undefined, podSignature(m))
     expect([s.sig, s.uid, s.containers]).toEqual(['', 'u', m.containers])
   })
 })
