@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { PodMessage } from '../ingest/messages.ts'
 import type { OwnerKind, OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
 import { createCollectorCore, type CollectorCore, type CoreConfig } from './index.ts'
 import { ctr, job, ownedBy, pod, rs, show } from './fixtures.test-helpers.ts'
@@ -16,6 +17,23 @@ function primedCore(over: Partial<CoreConfig> = {}, connect = true): CollectorCo
   core.pods({ type: 'initDone' }, 0)
   if (connect) expect(show(core.connect(0))).toEqual(['resync 1'])
   return core
+}
+
+/**
+ * A core that listed the ReplicaSet r1 (of Deployment d1), no Jobs, then `listed` pods; not
+ * connected. Returns it and the messages of the pods' initApply events.
+ */
+function listedCore(listed: PodMeta[]): { core: CollectorCore; sent: PodMessage[] } {
+  const core = createCollectorCore(config)
+  core.owners('ReplicaSet', { type: 'init' }, 0)
+  core.owners('ReplicaSet', { type: 'initApply', object: rs('r1', 'd1') }, 0)
+  core.owners('ReplicaSet', { type: 'initDone' }, 0)
+  core.owners('Job', { type: 'init' }, 0)
+  core.owners('Job', { type: 'initDone' }, 0)
+  core.pods({ type: 'init' }, 0)
+  const sent = listed.flatMap((p) => core.pods({ type: 'initApply', object: p }, 0))
+  core.pods({ type: 'initDone' }, 0)
+  return { core, sent }
 }
 
 const apply = <T>(object: T): StreamEvent<T> => ({ type: 'apply', object })
@@ -245,15 +263,7 @@ describe('§5 on settled pods (resolved and announced as kept: the unchanged-pod
   })
 
   it('a listed pod is kept as listed; its first watch event describes it, sending what changed and nothing else', () => {
-    const core = createCollectorCore(config)
-    core.owners('ReplicaSet', { type: 'init' }, 0)
-    core.owners('ReplicaSet', { type: 'initApply', object: rs('r1', 'd1') }, 0)
-    core.owners('ReplicaSet', { type: 'initDone' }, 0)
-    core.owners('Job', { type: 'init' }, 0)
-    core.owners('Job', { type: 'initDone' }, 0)
-    core.pods({ type: 'init' }, 0)
-    for (const uid of ['p1', 'p2', 'p3']) core.pods({ type: 'initApply', object: pod(uid, ownedBy('ReplicaSet', 'r1')) }, 0)
-    core.pods({ type: 'initDone' }, 0)
+    const { core } = listedCore(['p1', 'p2', 'p3'].map((uid) => pod(uid, ownedBy('ReplicaSet', 'r1'))))
     expect(show(core.connect(0))).toEqual(['resync 1', ...['p1', 'p2', 'p3'].flatMap((u) => [DEP.replace('p1', u), `ctr ${u} containerd://${u}-0`])])
     expect(core.pod('p1')!.owner).toBe(core.pod('p2')!.owner) // listed metas share their owner reference too
     const p = (uid: string, over: Partial<PodMeta>) => pod(uid, ownedBy('ReplicaSet', 'r1'), over)
@@ -341,15 +351,8 @@ describe('§6 epochs, priming and relists', () => {
   })
 
   it('relist of owners then pods: the first epoch announces the pod with its Deployment', () => {
-    const core = createCollectorCore(config)
-    core.owners('ReplicaSet', { type: 'init' }, 0)
-    core.owners('ReplicaSet', { type: 'initApply', object: rs('r1', 'd1') }, 0)
-    core.owners('ReplicaSet', { type: 'initDone' }, 0)
-    core.owners('Job', { type: 'init' }, 0)
-    core.owners('Job', { type: 'initDone' }, 0)
-    core.pods({ type: 'init' }, 0)
-    expect(core.pods({ type: 'initApply', object: pod('p1', ownedBy('ReplicaSet', 'r1')) }, 0)).toEqual([])
-    core.pods({ type: 'initDone' }, 0)
+    const { core, sent } = listedCore([pod('p1', ownedBy('ReplicaSet', 'r1'))])
+    expect(sent).toEqual([])
     expect(show(core.connect(0))).toEqual(['resync 1', DEP, 'ctr p1 containerd://p1-0'])
   })
 

@@ -7,7 +7,8 @@
 // of a ~3 µs event (bench/README.md, issue 3). The signature holds the same values side by side, so
 // the check reads one object; it is exact (the values themselves, length-prefixed, not a hash). It
 // also replaces the stored meta's strings, so a kept pod is smaller than before, not larger: the
-// strings a slow path needs (an announcement from stored state, a delete) are decoded then.
+// strings a slow path needs (an announcement from stored state, a delete) are decoded then. A pod
+// from a LIST is kept as listed until its first watch event (core.ts says why).
 //
 // Layout: every number is written as code units of at most 0xFF, so the signature of a pod whose
 // strings are all Latin-1 is a one-byte string (half the memory of a two-byte one).
@@ -38,6 +39,13 @@ const len = (s: string): string => (s.length < 1024 ? LENGTHS[s.length]! : C((s.
 const parts: string[] = []
 let partsUsed = 0
 
+/** Writes the field `s` (its length, then itself) at `n`; returns where the next piece goes. */
+function put(p: string[], n: number, s: string): number {
+  p[n] = len(s)
+  p[n + 1] = s
+  return n + 2
+}
+
 /** The pod's signature, or '' when a value is too long to be described (then nothing matches it). */
 export function podSignature(m: PodMeta): string {
   if (!fits(m)) return ''
@@ -45,42 +53,21 @@ export function podSignature(m: PodMeta): string {
   const cs = m.containers
   const ip = m.ip
   const p = parts
-  let n = 0
-  p[n++] = len(m.uid)
-  p[n++] = m.uid
+  let n = put(p, 0, m.uid)
   p[n++] = C(flags(m), ip >>> 24, (ip >>> 16) & 0xff, (ip >>> 8) & 0xff, ip & 0xff)
-  p[n++] = len(m.name)
-  p[n++] = m.name
-  p[n++] = len(m.namespace)
-  p[n++] = m.namespace
-  p[n++] = len(m.version)
-  p[n++] = m.version
-  if (o !== undefined) {
-    p[n++] = len(o.kind)
-    p[n++] = o.kind
-    p[n++] = len(o.uid)
-    p[n++] = o.uid
-    p[n++] = len(o.name)
-    p[n++] = o.name
-  }
+  n = put(p, put(p, put(p, n, m.name), m.namespace), m.version)
+  if (o !== undefined) n = put(p, put(p, put(p, n, o.kind), o.uid), o.name)
   p[n++] = C((cs.length >>> 8) & 0xff, cs.length & 0xff)
   for (let i = 0; i < cs.length; i++) {
     const c = cs[i]!
-    p[n++] = len(c.id)
-    p[n++] = c.id
-    p[n++] = len(c.name)
-    p[n++] = c.name
-    p[n++] = len(c.image)
-    p[n++] = c.image
+    n = put(p, put(p, put(p, n, c.id), c.name), c.image)
   }
   for (let i = n; i < partsUsed; i++) p[i] = ''
   partsUsed = n
-  // Array#join builds one flat string. A chain of `+` would build a tree of cons strings (faster,
-  // 0.3 vs 0.5 µs a pod) that stays a tree, holding the meta's strings, until something reads it:
-  // kept pods were promoted with their trees (~1.1 KB a pod), which became old-space garbage when
-  // the first connection's announcement read them (the collector's steady RSS at 150,000 pods
-  // 345 -> 435 MB, bench sync). Reading one character to flatten it is no remedy: optimized code
-  // drops a read whose result is unused.
+  // Array#join builds one flat string. A chain of `+` builds a tree of cons strings (faster, 0.3 vs
+  // 0.5 µs a pod) that stays a tree, holding the meta's strings (~1.1 KB a pod), until something
+  // reads it; reading one character right away to flatten it is no sure remedy, as optimized code
+  // may drop a read whose result is unused.
   return p.join('')
 }
 
@@ -238,9 +225,9 @@ export function signatureTuplesIn(sig: string, containers: readonly ContainerMet
  * A pod's values decoded from its signature at once (one walk), for an announcement: the scratch
  * record is reused by the next call, the strings are the caller's. The values pods share
  * (namespace, version, container names and images) come back as the converters' interned strings:
- * a new connection's announcement holds every pod's messages until the link has encoded them, and
- * fresh copies of those values made its 150,000-pod snapshot promote ~45 MB of garbage to old space
- * (the collector's steady RSS 345 -> 435 MB, bench sync).
+ * a new connection's announcement holds every pod's messages until the link has encoded them, so
+ * fresh copies would all be promoted to old space (interning them took the collector's steady RSS
+ * after a 150,000-pod sync from 435 to 403 MB, with every pod described; bench sync).
  */
 export interface DecodedPod {
   uid: string
