@@ -74,9 +74,12 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
   }
 
   // Churn on a snapshot's core (built on a heap just collected, as the collector's is): status
-  // updates (image change on a third of them), deletes and re-adds, connected.
+  // updates (image change on a third of them), deletes and re-adds, connected. `steady`: a second
+  // churn on the same core, after the first has given every pod an event since the LIST (the core
+  // describes a listed pod at its first event: src/match/core.ts); the images of that third change
+  // back, the same deletes, the rest repeats.
   const churnEvents = opts.quick ? 50_000 : 300_000
-  const churn = (core: CollectorCore) => {
+  const churn = (core: CollectorCore, steady = false) => {
     heapUsed()
     let convertMs = 0
     let matchMs = 0
@@ -85,7 +88,8 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
       const objects: unknown[] = []
       for (let k = k0; k < k0 + CHUNK && k < churnEvents; k++) {
         const i = (k * 7919) % shape.pods
-        objects.push(parse(k % 10 === 9 ? podJson[i]! : updatedJson[i]!))
+        const original = k % 10 === 9 ? !steady : steady
+        objects.push(parse(original ? podJson[i]! : updatedJson[i]!))
       }
       const t0 = performance.now()
       const metas: PodMeta[] = []
@@ -110,12 +114,14 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
   // single runs vary by ±10 %.
   let stats: CoreStats | undefined
   const churns: ReturnType<typeof churn>[] = []
+  const steadies: ReturnType<typeof churn>[] = []
   const runs = []
   for (let run = 0; run < 3; run++) {
     runs.push(
       snapshot((core) => {
         stats ??= core.stats()
         churns.push(churn(core))
+        steadies.push(churn(core, true))
       }),
     )
   }
@@ -124,6 +130,7 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
   const churnMs = (c: (typeof churns)[number]) => c.convertMs + c.matchMs
   const byTime = [...churns].sort((a, b) => churnMs(a) - churnMs(b))
   const { convertMs, matchMs, sent } = byTime[1]!
+  const steady = [...steadies].sort((a, b) => churnMs(a) - churnMs(b))[1]!
   const snapshotEvents = shape.pods + owners.length
 
   // Heap per retained pod: a fresh core holding the cluster, connected (announcement state included).
@@ -150,9 +157,20 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
   const after = heapUsed()
   if (retained.stats().podsAnnounced !== shape.pods) throw new Error('the retained core did not announce every pod')
   const perPod = gc ? Math.round((after - before) / shape.pods) : NaN
+  // The same pods after an event each (a status update that changes nothing): described.
+  const describe = (core: CollectorCore): void => {
+    for (let i = 0; i < shape.pods; i++) {
+      const sent = core.pods({ type: 'apply', object: podMetaOf(parse(json(podObject({ ...shape, managedFields: false }, owners, i, 2000 + i))))! }, 0)
+      if (sent.length > 0) throw new Error('an unchanged pod sent messages')
+    }
+  }
+  describe(retained)
+  const afterEvents = heapUsed()
+  const perPodDescribed = gc ? Math.round((afterEvents - before) / shape.pods) : NaN
 
   const snapshotRate = Math.round(snapshotEvents / (listMs / 1000))
   const churnRate = Math.round(churnEvents / ((convertMs + matchMs) / 1000))
+  const steadyRate = Math.round(churnEvents / (churnMs(steady) / 1000))
   const us = (ms: number): number => +((ms * 1000) / churnEvents).toFixed(2)
   return {
     name: 'match',
@@ -169,18 +187,31 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
       churn_convert_us_per_event: us(convertMs),
       churn_match_encode_us_per_event: us(matchMs),
       churn_messages_sent: sent,
+      steady_churn_events_per_s: steadyRate,
+      steady_churn_runs_events_per_s: steadies.map((c) => Math.round(churnEvents / (churnMs(c) / 1000)).toLocaleString('en-US')).join(' / '),
+      steady_churn_convert_us_per_event: us(steady.convertMs),
+      steady_churn_match_encode_us_per_event: us(steady.matchMs),
+      steady_churn_messages_sent: steady.sent,
       heap_bytes_per_retained_pod: gc ? perPod : 'n/a (run with --expose-gc)',
+      heap_bytes_per_retained_pod_described: gc ? perPodDescribed : 'n/a (run with --expose-gc)',
       announced: stats!.podsAnnounced,
       containers_per_pod_avg: 2,
     },
     targets: [
       { name: 'pod events/s through the core (snapshot)', value: snapshotRate, limit: 200_000, op: '>=', unit: 'events/s' },
       { name: 'pod events/s through the core (churn, incl. encode)', value: churnRate, limit: 200_000, op: '>=', unit: 'events/s' },
-      ...(gc ? [{ name: 'heap per retained pod', value: perPod, limit: 1536, op: '<=' as const, unit: 'bytes' }] : []),
+      { name: 'pod events/s through the core (steady churn, incl. encode)', value: steadyRate, limit: 200_000, op: '>=', unit: 'events/s' },
+      ...(gc
+        ? [
+            { name: 'heap per retained pod', value: perPod, limit: 1536, op: '<=' as const, unit: 'bytes' },
+            { name: 'heap per retained pod (described)', value: perPodDescribed, limit: 1536, op: '<=' as const, unit: 'bytes' },
+          ]
+        : []),
     ],
     notes: [
-      'pods have 1–3 containers (avg 2); heap includes stores, indexes, interned strings and announcement state',
+      'pods have 1–3 containers (avg 2); heap includes stores, indexes, interned strings and announcement state; as listed (the LIST metas kept) and described (after an event each)',
       'snapshot: the best of three runs; churn: the median of three runs, each on a fresh core (all three listed)',
+      'churn = the first events after the LIST (each pod is described at its first event); steady churn = a second churn on the same core (a third of the pods change images back, the same deletes, the rest repeat)',
       `objects are parsed from JSON bytes ${CHUNK} events at a time, untimed, right before the timed convert + match + encode`,
     ],
   }
