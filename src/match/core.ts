@@ -14,6 +14,8 @@ import {
   Differs,
   matchesSignature,
   podSignature,
+  sameAnnouncedFields,
+  sameTuple,
   signatureHasTuple,
   signatureHasUid,
   signatureTupleCount,
@@ -171,8 +173,6 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
 
   const container = (uid: string, c: ContainerMeta): PodContainer => newPodContainer(uid, c.id, c.name, c.image)
 
-  const sameTuple = (a: ContainerMeta, b: ContainerMeta) => a === b || (a.id === b.id && a.name === b.name && a.image === b.image)
-
   function includesTuple(list: readonly ContainerMeta[], c: ContainerMeta): boolean {
     for (let i = 0; i < list.length; i++) if (sameTuple(list[i]!, c)) return true
     return false
@@ -216,10 +216,6 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
     if (unsent) entry.sent = sentWithin(sent, containers) ? stored : [...sentItems(sent), ...unsent]
     else if (sentCount(sent) === containers.length) entry.sent = stored
   }
-
-  /** The pod's own fields that go into its `pod_new_with_name` (the owner's come from its resolution). */
-  const sameAnnouncedFields = (a: PodMeta, b: PodMeta) =>
-    a === b || (a.ip === b.ip && a.name === b.name && a.namespace === b.namespace && a.version === b.version && a.hostNetwork === b.hostNetwork)
 
   const sameAnnouncement = (a: PodMeta, ar: Resolution, b: PodMeta, br: Resolution) => sameAnnouncedFields(a, b) && sameResolution(ar, br)
 

@@ -48,25 +48,25 @@ describe('pod table', () => {
     expect(t.get(colliding('d'))).toBeUndefined()
     expect(t.find(colliding('d'))).toBe(-1)
     t.setQuiet(c, 7)
-    expect(t.quiet(a)).toBe(-1) // a new entry is not settled
+    expect(t.quietAt(t.find(a.uid))).toBe(-1) // a new entry is not settled
     expect(t.entries()).toEqual([a, lone, b, c])
     t.remove(b) // middle of the probe run: c shifts back
     expect(t.entries()).toEqual([a, lone, c])
     expect(t.get(c.uid)).toBe(c)
-    expect([t.sig(c), t.quiet(c)]).toEqual([`sig ${c.uid}`, 7])
+    expect([t.sigAt(t.find(c.uid)), t.quietAt(t.find(c.uid))]).toEqual([`sig ${c.uid}`, 7])
     t.remove(a) // head of the run
     expect(t.entries()).toEqual([lone, c])
     const i = t.find(c.uid)
     expect([t.entryAt(i), t.sigAt(i), t.quietAt(i)]).toEqual([c, `sig ${c.uid}`, 7])
     t.setSig(c, 'changed')
-    expect(t.sig(c)).toBe('changed')
+    expect(t.sigAt(t.find(c.uid))).toBe('changed')
     t.remove(c)
     expect(t.entries()).toEqual([lone])
     expect(t.size).toBe(1)
     t.remove(c) // not in the table: nothing happens
     t.setQuiet(c, 3) // nor here
     expect(t.size).toBe(1)
-    expect(t.quiet(lone)).toBe(-1)
+    expect(t.quietAt(t.find(lone.uid))).toBe(-1)
   })
 
   it('grows past its first capacity and finds everything again', () => {
@@ -119,7 +119,7 @@ describe('pod table', () => {
             const m = model.get(u)
             const i = t.find(u)
             if (!m) expect(i).toBe(-1)
-            else expect([t.entryAt(i), t.sigAt(i), t.quietAt(i), t.sig(m.e), t.quiet(m.e)]).toEqual([m.e, m.sig, m.quiet, m.sig, m.quiet])
+            else expect([t.entryAt(i), t.sigAt(i), t.quietAt(i)]).toEqual([m.e, m.sig, m.quiet])
           }
           expect(t.size).toBe(model.size)
           expect(t.entries()).toEqual([...model.values()].map((m) => m.e)) // Map order: insertion order

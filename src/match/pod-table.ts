@@ -34,9 +34,7 @@ export interface PodTable<E extends PodSlot<E>> {
   add(entry: E, uid: string, sig: string): void
   /** Removes an entry that is in the table. */
   remove(entry: E): void
-  sig(entry: E): string
   setSig(entry: E, sig: string): void
-  quiet(entry: E): number
   setQuiet(entry: E, quiet: number): void
   /** Calls `fn` for every entry in insertion order; `fn` must not add or remove entries. */
   forEach(fn: (entry: E) => void): void
@@ -161,11 +159,9 @@ export function createPodTable<E extends PodSlot<E>>(hasUid: (sig: string, entry
       entry.prev = entry.next = undefined
       size--
     },
-    sig: (entry) => sigs[entry.slot]!,
     setSig(entry, sig) {
       if (entry.slot >= 0) sigs[entry.slot] = sig
     },
-    quiet: (entry) => quiets[entry.slot]!,
     setQuiet(entry, quiet) {
       if (entry.slot >= 0) quiets[entry.slot] = quiet
     },

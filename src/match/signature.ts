@@ -151,11 +151,18 @@ export function compareSignature(sig: string, m: PodMeta): number {
   return diff
 }
 
+/** The same container tuple (id, name, image). */
+export const sameTuple = (a: ContainerMeta, b: ContainerMeta): boolean => a === b || (a.id === b.id && a.name === b.name && a.image === b.image)
+
+/** The pod's own values that go into its `pod_new_with_name` (the owner's come from its resolution). */
+export const sameAnnouncedFields = (a: PodMeta, b: PodMeta): boolean =>
+  a === b || (a.ip === b.ip && a.name === b.name && a.namespace === b.namespace && a.version === b.version && a.hostNetwork === b.hostNetwork)
+
 /** {@link compareSignature} of `podSignature(a)` and `b`, for a pod kept whole: compared field by field. */
 export function compareMetas(a: PodMeta, b: PodMeta): number {
   if (a.uid !== b.uid) return Differs.pod
   let diff = 0
-  if (a.ip !== b.ip || a.hostNetwork !== b.hostNetwork || a.name !== b.name || a.namespace !== b.namespace || a.version !== b.version) diff |= Differs.announced
+  if (!sameAnnouncedFields(a, b)) diff |= Differs.announced
   if (a.hasIp !== b.hasIp) diff |= Differs.hasIp
   const x = a.owner
   const y = b.owner
@@ -163,11 +170,7 @@ export function compareMetas(a: PodMeta, b: PodMeta): number {
   const xs = a.containers
   const ys = b.containers
   let same = xs.length === ys.length
-  for (let i = 0; i < xs.length && same; i++) {
-    const c = xs[i]!
-    const d = ys[i]!
-    same = c === d || (c.id === d.id && c.name === d.name && c.image === d.image)
-  }
+  for (let i = 0; i < xs.length && same; i++) same = sameTuple(xs[i]!, ys[i]!)
   if (!same) diff |= Differs.containers
   return diff
 }
