@@ -128,9 +128,10 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
   const first = runs[0]!
   const { listMs, announceMs } = runs.reduce((a, b) => (b.listMs < a.listMs ? b : a))
   const churnMs = (c: (typeof churns)[number]) => c.convertMs + c.matchMs
-  const byTime = [...churns].sort((a, b) => churnMs(a) - churnMs(b))
-  const { convertMs, matchMs, sent } = byTime[1]!
-  const steady = [...steadies].sort((a, b) => churnMs(a) - churnMs(b))[1]!
+  const medianRun = (rs: typeof churns) => [...rs].sort((a, b) => churnMs(a) - churnMs(b))[1]!
+  const runsList = (rs: typeof churns) => rs.map((c) => Math.round(churnEvents / (churnMs(c) / 1000)).toLocaleString('en-US')).join(' / ')
+  const { convertMs, matchMs, sent } = medianRun(churns)
+  const steady = medianRun(steadies)
   const snapshotEvents = shape.pods + owners.length
 
   // Heap per retained pod: a fresh core holding the cluster, connected (announcement state included).
@@ -183,12 +184,12 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
       snapshot_messages: first.messages,
       churn_events: churnEvents,
       churn_convert_match_encode_events_per_s: churnRate,
-      churn_runs_events_per_s: churns.map((c) => Math.round(churnEvents / (churnMs(c) / 1000)).toLocaleString('en-US')).join(' / '),
+      churn_runs_events_per_s: runsList(churns),
       churn_convert_us_per_event: us(convertMs),
       churn_match_encode_us_per_event: us(matchMs),
       churn_messages_sent: sent,
       steady_churn_events_per_s: steadyRate,
-      steady_churn_runs_events_per_s: steadies.map((c) => Math.round(churnEvents / (churnMs(c) / 1000)).toLocaleString('en-US')).join(' / '),
+      steady_churn_runs_events_per_s: runsList(steadies),
       steady_churn_convert_us_per_event: us(steady.convertMs),
       steady_churn_match_encode_us_per_event: us(steady.matchMs),
       steady_churn_messages_sent: steady.sent,

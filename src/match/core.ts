@@ -179,12 +179,13 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
   }
 
   /** The items of a {@link Sent} list for what was sent. */
-  const sentItems = (sent: Sent): readonly (string | ContainerMeta)[] =>
+  const sentItems = (sent: Sent): SentItems =>
     sent instanceof StoredPod ? (sent.sig !== '' ? [sent.sig] : sent.containers) : sent
 
+  type SentItems = readonly (string | ContainerMeta)[]
+
   /** The tuple is among those sent. */
-  function sentHas(sent: Sent, c: ContainerMeta): boolean {
-    const items = sentItems(sent)
+  function sentHas(items: SentItems, c: ContainerMeta): boolean {
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!
       if (typeof item === 'string' ? signatureHasTuple(item, c) : sameTuple(item, c)) return true
@@ -193,28 +194,27 @@ export function createCollectorCore(config: CoreConfig): CollectorCore {
   }
 
   /** Every tuple sent is among `containers`. */
-  const sentWithin = (sent: Sent, containers: readonly ContainerMeta[]): boolean =>
-    sentItems(sent).every((item) => (typeof item === 'string' ? signatureTuplesIn(item, containers) : includesTuple(containers, item)))
+  const sentWithin = (items: SentItems, containers: readonly ContainerMeta[]): boolean =>
+    items.every((item) => (typeof item === 'string' ? signatureTuplesIn(item, containers) : includesTuple(containers, item)))
 
-  const sentCount = (sent: Sent): number =>
-    sentItems(sent).reduce((n, item) => n + (typeof item === 'string' ? signatureTupleCount(item) : 1), 0)
+  const sentCount = (items: SentItems): number => items.reduce((n, item) => n + (typeof item === 'string' ? signatureTupleCount(item) : 1), 0)
 
   /**
    * Rule 5.2's containers: sends the pod's tuples not yet sent on this connection and records them.
    * The stored pod stands for what was sent when that is exactly its containers (the common case).
    */
   function sendContainers(entry: PodEntry, stored: StoredPod, containers: readonly ContainerMeta[], uid: string, out: PodMessage[]): void {
-    const sent = entry.sent
+    const items = sentItems(entry.sent)
     let unsent: ContainerMeta[] | undefined
     for (let i = 0; i < containers.length; i++) {
       const c = containers[i]!
-      if (!sentHas(sent, c)) {
+      if (!sentHas(items, c)) {
         out.push(container(uid, c))
         ;(unsent ??= []).push(c)
       }
     }
-    if (unsent) entry.sent = sentWithin(sent, containers) ? stored : [...sentItems(sent), ...unsent]
-    else if (sentCount(sent) === containers.length) entry.sent = stored
+    if (unsent) entry.sent = sentWithin(items, containers) ? stored : [...items, ...unsent]
+    else if (sentCount(items) === containers.length) entry.sent = stored
   }
 
   const sameAnnouncement = (a: PodMeta, ar: Resolution, b: PodMeta, br: Resolution) => sameAnnouncedFields(a, b) && sameResolution(ar, br)

@@ -126,7 +126,7 @@ export function compareSignature(sig: string, m: PodMeta): number {
   const r = q < 0 ? -1 : at(sig, q, m.namespace)
   const t = r < 0 ? -1 : at(sig, r, m.version)
   if (t < 0) diff |= Differs.announced
-  p = skip(sig, skip(sig, skip(sig, p)))
+  p = skip3(sig, p)
   // The owner part.
   const sigOwner = (f & HAS_OWNER) !== 0
   if (o === undefined) {
@@ -137,16 +137,11 @@ export function compareSignature(sig: string, m: PodMeta): number {
     if (u >= 0) u = at(sig, u, o.name)
     if (u < 0) diff |= Differs.owner
   }
-  if (sigOwner) p = skip(sig, skip(sig, skip(sig, p)))
+  if (sigOwner) p = skip3(sig, p)
   // The containers, in order.
   const cs = m.containers
   let c = lengthAt(sig, p) === cs.length ? p + 2 : -1
-  for (let i = 0; i < cs.length && c >= 0; i++) {
-    const x = cs[i]!
-    c = at(sig, c, x.id)
-    if (c >= 0) c = at(sig, c, x.name)
-    if (c >= 0) c = at(sig, c, x.image)
-  }
+  for (let i = 0; i < cs.length && c >= 0; i++) c = tupleAt(sig, c, cs[i]!)
   if (c !== sig.length) diff |= Differs.containers
   return diff
 }
@@ -182,8 +177,8 @@ export const matchesSignature = (sig: string, m: PodMeta): boolean => compareSig
 function containersAt(sig: string): number {
   let p = skip(sig, 0)
   const hasOwner = (sig.charCodeAt(p) & HAS_OWNER) !== 0
-  p = skip(sig, skip(sig, skip(sig, p + 5)))
-  return hasOwner ? skip(sig, skip(sig, skip(sig, p))) : p
+  p = skip3(sig, p + 5)
+  return hasOwner ? skip3(sig, p) : p
 }
 
 /** The signature lists the container tuple (id, name, image) `c` (sig not ''). */
@@ -191,13 +186,7 @@ export function signatureHasTuple(sig: string, c: ContainerMeta): boolean {
   let p = containersAt(sig)
   const n = lengthAt(sig, p)
   p += 2
-  for (let i = 0; i < n; i++) {
-    let q = at(sig, p, c.id)
-    if (q >= 0) q = at(sig, q, c.name)
-    if (q >= 0) q = at(sig, q, c.image)
-    if (q >= 0) return true
-    p = skip(sig, skip(sig, skip(sig, p)))
-  }
+  for (let i = 0; i < n; i++, p = skip3(sig, p)) if (tupleAt(sig, p, c) >= 0) return true
   return false
 }
 
@@ -209,17 +198,10 @@ export function signatureTuplesIn(sig: string, containers: readonly ContainerMet
   let p = containersAt(sig)
   const n = lengthAt(sig, p)
   p += 2
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n; i++, p = skip3(sig, p)) {
     let found = false
-    for (let j = 0; j < containers.length && !found; j++) {
-      const c = containers[j]!
-      let q = at(sig, p, c.id)
-      if (q >= 0) q = at(sig, q, c.name)
-      if (q >= 0) q = at(sig, q, c.image)
-      found = q >= 0
-    }
+    for (let j = 0; j < containers.length && !found; j++) found = tupleAt(sig, p, containers[j]!) >= 0
     if (!found) return false
-    p = skip(sig, skip(sig, skip(sig, p)))
   }
   return true
 }
@@ -248,33 +230,26 @@ const scratch: DecodedPod = { uid: '', name: '', namespace: '', version: '', con
 /** Decodes the signature into the shared scratch record (sig not ''). */
 export function decodeSignature(sig: string): DecodedPod {
   const d = scratch
-  let p = 0
-  let end = p + 2 + lengthAt(sig, p)
-  d.uid = sig.substring(p + 2, end)
-  const hasOwner = (sig.charCodeAt(end) & HAS_OWNER) !== 0
-  p = end + 5
-  end = p + 2 + lengthAt(sig, p)
-  d.name = sig.substring(p + 2, end)
-  p = end
-  end = p + 2 + lengthAt(sig, p)
-  d.namespace = intern(sig.substring(p + 2, end))
-  p = end
-  end = p + 2 + lengthAt(sig, p)
-  d.version = intern(sig.substring(p + 2, end))
-  p = end
-  if (hasOwner) p = skip(sig, skip(sig, skip(sig, p)))
+  d.uid = field(sig, 0)
+  let p = skip(sig, 0)
+  const hasOwner = (sig.charCodeAt(p) & HAS_OWNER) !== 0
+  p += 5
+  d.name = field(sig, p)
+  p = skip(sig, p)
+  d.namespace = intern(field(sig, p))
+  p = skip(sig, p)
+  d.version = intern(field(sig, p))
+  p = skip(sig, p)
+  if (hasOwner) p = skip3(sig, p)
   const n = lengthAt(sig, p)
   p += 2
   for (let i = 0; i < n; i++) {
-    end = p + 2 + lengthAt(sig, p)
-    d.ids[i] = sig.substring(p + 2, end)
-    p = end
-    end = p + 2 + lengthAt(sig, p)
-    d.names[i] = intern(sig.substring(p + 2, end))
-    p = end
-    end = p + 2 + lengthAt(sig, p)
-    d.images[i] = intern(sig.substring(p + 2, end))
-    p = end
+    d.ids[i] = field(sig, p)
+    p = skip(sig, p)
+    d.names[i] = intern(field(sig, p))
+    p = skip(sig, p)
+    d.images[i] = intern(field(sig, p))
+    p = skip(sig, p)
   }
   d.containers = n
   return d
@@ -295,15 +270,21 @@ function at(sig: string, p: number, s: string): number {
   return sig.substring(start, start + n) === s ? start + n : -1
 }
 
-/** Reads the string at `p`; `next` is where the field after it starts. */
-function read(sig: string, p: number): { value: string; next: number } {
-  const start = p + 2
-  const end = start + lengthAt(sig, p)
-  return { value: sig.substring(start, end), next: end }
+/** Where the signature goes on after the container tuple `c` at `p`, or -1 when the tuple there is not `c`. */
+function tupleAt(sig: string, p: number, c: ContainerMeta): number {
+  let q = at(sig, p, c.id)
+  if (q >= 0) q = at(sig, q, c.name)
+  return q >= 0 ? at(sig, q, c.image) : -1
 }
+
+/** The string of the field at `p`. */
+const field = (sig: string, p: number): string => sig.substring(p + 2, skip(sig, p))
 
 /** Offset of the field after the string at `p`. */
 const skip = (sig: string, p: number): number => p + 2 + lengthAt(sig, p)
+
+/** Offset of the field three fields after `p` (past a container tuple or an owner reference). */
+const skip3 = (sig: string, p: number): number => skip(sig, skip(sig, skip(sig, p)))
 
 /**
  * A kept pod: a {@link PodMeta} over its signature. `owner`, `ip`, `hasIp` and `hostNetwork` are
@@ -344,38 +325,26 @@ export class StoredPod implements PodMeta {
   }
 
   get uid(): string {
-    return this.whole?.uid ?? read(this.sig, 0).value
+    return this.whole?.uid ?? field(this.sig, 0)
   }
 
   get name(): string {
-    return this.whole?.name ?? read(this.sig, this.afterUid()).value
+    return this.whole?.name ?? field(this.sig, this.afterUid())
   }
 
   get namespace(): string {
-    return this.whole?.namespace ?? read(this.sig, skip(this.sig, this.afterUid())).value
+    return this.whole?.namespace ?? field(this.sig, skip(this.sig, this.afterUid()))
   }
 
   get version(): string {
-    if (this.whole) return this.whole.version
-    const sig = this.sig
-    return read(sig, skip(sig, skip(sig, this.afterUid()))).value
+    return this.whole?.version ?? field(this.sig, skip(this.sig, skip(this.sig, this.afterUid())))
   }
 
   get containers(): readonly ContainerMeta[] {
     if (this.whole) return this.whole.containers
-    const sig = this.sig
-    let p = skip(sig, skip(sig, skip(sig, this.afterUid())))
-    if (this.owner !== undefined) p = skip(sig, skip(sig, skip(sig, p)))
-    const n = lengthAt(sig, p)
-    p += 2
+    const d = decodeSignature(this.sig)
     const out: ContainerMeta[] = []
-    for (let i = 0; i < n; i++) {
-      const id = read(sig, p)
-      const name = read(sig, id.next)
-      const image = read(sig, name.next)
-      out.push({ id: id.value, name: name.value, image: image.value })
-      p = image.next
-    }
+    for (let i = 0; i < d.containers; i++) out.push({ id: d.ids[i]!, name: d.names[i]!, image: d.images[i]! })
     return out
   }
 
