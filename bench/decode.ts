@@ -2,7 +2,7 @@
 // (openWatch / fetchListPage over an in-memory response: for pods the byte-level scanner, scan.ts),
 // beside the previous text path and plain TextDecoder + JSON.parse of the same bytes (the ceiling).
 // Target: within 1.3× of the ceiling.
-import { memoryClient } from '../src/kube/memory-client.test-helpers.ts'
+import { memoryClient } from '../e2e/harness/memory-client.ts'
 import { fetchListPage } from '../src/kube/list.ts'
 import { podsResource, type ResourceSpec } from '../src/kube/resources.ts'
 import { scanCounters } from '../src/kube/scan.ts'
@@ -12,7 +12,7 @@ import type { BenchOptions, BenchSection } from './types.ts'
 
 const CHUNK = 16 * 1024 // a TLS record's worth: what a socket read typically hands over
 
-/** A realistic Running pod of a Deployment, ~5 KB with managedFields (kube-api.md "Sizes"). */
+/** A realistic Running pod of a Deployment, ~5 KB with managedFields (docs/kube-api.md "Sizes"). */
 export function pod(i: number): Record<string, unknown> {
   const name = `checkout-7d9f8b6c5-${(i * 7919).toString(36).padStart(5, 'x')}`
   const uid = `5f1c${(i + 0x10000).toString(16)}-9a2b-4c3d-8e7f-${(i * 31337).toString(16).padStart(12, '0')}`

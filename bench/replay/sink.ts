@@ -1,9 +1,9 @@
 // The reducer stand-in of the cluster sections: a TCP sink that reads the collector's stream as
-// the reducer does (version_info raw, then LZ4 frames, protocol.md §1) with the project's frame
+// the reducer does (version_info raw, then LZ4 frames, docs/protocol.md §1) with the project's frame
 // reader, walks the messages and reports the pod messages (type, uid, container id). It keeps no
 // other state, so it drains far faster than the collector produces: the full tap (src/tap, ~7 MB/s
 // of wire on this machine) would be the bottleneck of a 150k-pod snapshot (35 MB), and the
-// collector drops a connection with more than 16 MiB waiting (behaviour.md §7).
+// collector drops a connection with more than 16 MiB waiting (docs/behaviour.md §7).
 import { createServer, type Server, type Socket } from 'node:net'
 import { createLz4FrameReader, messageSize } from '../../src/ingest/index.ts'
 import { TIMESTAMP_BYTES } from '../../src/ingest/layout.ts'

@@ -81,7 +81,7 @@ export interface WireCapture {
 }
 
 /**
- * Parses the bytes of one connection: version_info raw, then LZ4 frames (protocol.md §1.2). Each
+ * Parses the bytes of one connection: version_info raw, then LZ4 frames (docs/protocol.md §1.2). Each
  * compressed sequence's overhead (token, length bytes, offset) is spread evenly over the bytes it
  * produces; a literal costs one byte where it lands. So Σ cost = the blocks' bytes on the wire.
  */

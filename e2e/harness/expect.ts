@@ -1,4 +1,4 @@
-// What the reducer should hold for a cluster (behaviour.md §3), computed from the cluster's own
+// What the reducer should hold for a cluster (docs/behaviour.md §3), computed from the cluster's own
 // objects, and the tap's view of a connection in the same shape.
 import type { ConnectionSnapshot, PodSnapshot, TapState } from '../../src/tap/index.ts'
 import { waitFor } from './wait.ts'

@@ -32,7 +32,7 @@ async function recordsOf(cluster: E2eCluster, conn: number): Promise<TapRecord[]
 
 /**
  * No duplicates on a connection: a pod is announced again only with a changed announcement, and a
- * container tuple is sent once per pod (behaviour.md §5).
+ * container tuple is sent once per pod (docs/behaviour.md §5).
  */
 export async function assertNoDuplicates(cluster: E2eCluster, conn: number): Promise<void> {
   const last = new Map<string, string>()

@@ -1,5 +1,5 @@
 // The Kubernetes API simulator: an HTTPS API server speaking the real list/watch protocol
-// (kube-api.md), with mini controllers, fault injection and a bulk mode. See README.md.
+// (docs/kube-api.md), with mini controllers, fault injection and a bulk mode. See README.md.
 //
 //   const sim = await startSimulator({ nodes: 3 })
 //   await sim.writeKubeconfig('/tmp/kubeconfig')

@@ -1,5 +1,5 @@
 // The simulator against real clients: kubectl and @kubernetes/client-node over TLS (client certificate
-// and bearer token), the list/watch protocol of kube-api.md, fault injection, and the mini controllers.
+// and bearer token), the list/watch protocol of docs/kube-api.md, fault injection, and the mini controllers.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import https from 'node:https'

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { SESSION, VERSION, collectorBytes } from '../../src/tap/fixtures.ts'
-import { getJson, rawClient, until } from '../../src/tap/net-helpers.ts'
+import { SESSION, VERSION, collectorBytes } from '../harness/tap-fixtures.ts'
+import { getJson, rawClient, until } from '../harness/net.ts'
 
 /** The tap's ports, from the line it logs once it listens. */
 const listeningPorts = (stderr: () => string, timeoutMs: number) =>

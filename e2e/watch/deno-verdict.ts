@@ -1,8 +1,8 @@
 // Runs the watch layer on whatever runtime executes this file (made for `deno run --allow-all`):
 // initial sync, a watch event, a clean end + resume, an abrupt drop + resume, then abort, against
 // a local HTTPS server with client-certificate auth. Prints one JSON verdict line on stdout.
-import { podObject, startFakeApiServer, startWatchBody, type WatchWriter } from '../../src/kube/fake-apiserver.test-helpers.ts'
-import { collect } from '../../src/kube/collect.test-helpers.ts'
+import { podObject, startFakeApiServer, startWatchBody, type WatchWriter } from '../harness/fake-apiserver.ts'
+import { collect } from '../harness/collect.ts'
 import { watchPods } from '../../src/kube/index.ts'
 import { logger } from '../../src/observe/log.ts'
 

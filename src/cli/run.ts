@@ -1,4 +1,4 @@
-// `k8s-collector run`: the collector itself (behaviour.md, all of it).
+// `k8s-collector run`: the collector itself (docs/behaviour.md, all of it).
 import { hostname } from 'node:os'
 import { defineCommand } from 'citty'
 import { createCollector } from '../collector/collector.ts'

@@ -1,5 +1,5 @@
 // The collector: the watch streams feed the matching core, the core's messages go to the reducer
-// link; priming, tick timers, forced relists and readiness (behaviour.md §6–§7).
+// link; priming, tick timers, forced relists and readiness (docs/behaviour.md §6–§7).
 import type { IngestMessage } from '../ingest/index.ts'
 import type { ReducerLink } from '../link/index.ts'
 import { createCollectorCore, type CollectorCore, type StreamName } from '../match/index.ts'
@@ -38,7 +38,7 @@ export interface CollectorDeps {
 export interface Collector {
   /** Runs until `signal` aborts; resolves once streams and link are closed. */
   run(signal: AbortSignal): Promise<void>
-  /** `/readyz`: primed and connected to the reducer (behaviour.md §6). */
+  /** `/readyz`: primed and connected to the reducer (docs/behaviour.md §6). */
   readiness(): { ready: boolean; reason?: string }
   readonly core: CollectorCore
 }
@@ -69,7 +69,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
   })
   const relists = deps.registry.counter({
     name: 'k8s_collector_forced_relists_total',
-    help: 'Owner relists requested because the waiting limit was reached (behaviour.md §6).',
+    help: 'Owner relists requested because the waiting limit was reached (docs/behaviour.md §6).',
   })
   registerCoreMetrics(deps.registry, core)
 
@@ -174,12 +174,12 @@ function registerCoreMetrics(registry: Registry, core: CollectorCore): void {
   gauge('k8s_collector_pods_waiting', 'Pods waiting for their ReplicaSet or Job (the waiting index).', (s) => s.podsWaiting)
   gauge('k8s_collector_pods_without_ip', 'Pods held back because they have no IP yet.', (s) => s.podsWithoutIp)
   gauge('k8s_collector_owners_stored', 'ReplicaSets and Jobs held in the owner stores.', (s) => s.replicaSetsStored + s.jobsStored)
-  gauge('k8s_collector_owner_tombstones', 'Deleted owners kept resolvable (behaviour.md §4).', (s) => s.tombstones)
+  gauge('k8s_collector_owner_tombstones', 'Deleted owners kept resolvable (docs/behaviour.md §4).', (s) => s.tombstones)
   gauge('k8s_collector_epoch', 'The current epoch: pod_resync count of this process.', (s) => s.epoch)
   gauge('k8s_collector_forced_resyncs', 'Epochs started because of the waiting limit.', (s) => s.forcedResyncs)
   registry.gauge({
     name: 'k8s_collector_stream_available',
-    help: '1 when the API server serves the stream, 0 after 403/404 (behaviour.md §3).',
+    help: '1 when the API server serves the stream, 0 after 403/404 (docs/behaviour.md §3).',
     labelNames: ['stream'],
     collect: () => STREAMS.map((s) => [[s], core.stats().available[s] ? 1 : 0] as const),
   })

@@ -1,5 +1,5 @@
 // The collector's configuration: flags > environment > defaults, resolved and validated in one place
-// (behaviour.md §7, issue "k8s-collector run").
+// (docs/behaviour.md §7, issue "k8s-collector run").
 
 /** Everything `k8s-collector run` needs, with units in the names. */
 export interface CollectorConfig {
@@ -7,15 +7,15 @@ export interface CollectorConfig {
   readonly intakeHost: string
   /** Reducer port. Default 8000. */
   readonly intakePort: number
-  /** How long a deleted ReplicaSet/Job stays resolvable (behaviour.md §4). Default 60 s. */
+  /** How long a deleted ReplicaSet/Job stays resolvable (docs/behaviour.md §4). Default 60 s. */
   readonly deleteTtlSecs: number
-  /** How many deleted owners are retained at most (behaviour.md §4). Default 10,000. */
+  /** How many deleted owners are retained at most (docs/behaviour.md §4). Default 10,000. */
   readonly deleteCapacity: number
-  /** Waiting pods that trigger a forced owner relist + new epoch (behaviour.md §6). Default 10,000. */
+  /** Waiting pods that trigger a forced owner relist + new epoch (docs/behaviour.md §6). Default 10,000. */
   readonly waitingLimit: number
-  /** Heartbeat + collector_health interval (behaviour.md §7). Default 2 s. */
+  /** Heartbeat + collector_health interval (docs/behaviour.md §7). Default 2 s. */
   readonly heartbeatIntervalSecs: number
-  /** How long to wait for the initial lists before connecting anyway (behaviour.md §6). Default 60 s. */
+  /** How long to wait for the initial lists before connecting anyway (docs/behaviour.md §6). Default 60 s. */
   readonly primingTimeoutSecs: number
   /** `connect.hostname` and `set_node_info.instance_id`. Default: the OS hostname. */
   readonly hostname: string
@@ -103,7 +103,7 @@ export function resolveConfig(inputs: ConfigInputs): CollectorConfig {
     minor: versionPart(inputs, 'MINOR', 11),
     patch: versionPart(inputs, 'PATCH', 0),
   }
-  // The reducer refuses version_info below 0.9.0 (protocol.md §1.4): fail at start-up instead.
+  // The reducer refuses version_info below 0.9.0 (docs/protocol.md §1.4): fail at start-up instead.
   const v = version.major * 1e12 + version.minor * 1e6 + version.patch
   if (v < 9e6) throw new ConfigError(`collector version ${version.major}.${version.minor}.${version.patch} is below 0.9.0; the reducer would refuse it`)
 

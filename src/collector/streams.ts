@@ -1,5 +1,5 @@
 // The three list/watch streams of the collector, restartable on request (the waiting limit's
-// forced relist, behaviour.md §6), with their statistics exported as metrics.
+// forced relist, docs/behaviour.md §6), with their statistics exported as metrics.
 import { createKubeClient, watchJobs, watchPods, watchReplicaSets, type KubeClient, type WatchStats, type WatchStream } from '../kube/index.ts'
 import type { StreamName } from '../match/index.ts'
 import type { StreamEvent } from '../model/index.ts'
@@ -62,7 +62,7 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
   registry.counter({ name: 'k8s_collector_watch_restarts_total', help: 'Watches resumed from their last resourceVersion without a relist.', labelNames: ['stream'], collect: perStream((s) => s.watchRestarts) })
   registry.counter({ name: 'k8s_collector_watch_requests_total', help: 'Watch requests opened (streaming lists included).', labelNames: ['stream'], collect: perStream((s) => s.watchesOpened) })
   registry.counter({ name: 'k8s_collector_watch_bookmarks_total', help: 'Bookmarks received.', labelNames: ['stream'], collect: perStream((s) => s.events.bookmark) })
-  registry.counter({ name: 'k8s_collector_watch_objects_without_uid_total', help: 'Objects ignored because they had no metadata.uid (behaviour.md §9).', labelNames: ['stream'], collect: perStream((s) => s.droppedNoUid) })
+  registry.counter({ name: 'k8s_collector_watch_objects_without_uid_total', help: 'Objects ignored because they had no metadata.uid (docs/behaviour.md §9).', labelNames: ['stream'], collect: perStream((s) => s.droppedNoUid) })
   registry.counter({ name: 'k8s_collector_watch_malformed_lines_total', help: 'Watch lines that were not valid JSON (each ended its watch).', labelNames: ['stream'], collect: perStream((s) => s.malformedLines) })
   registry.gauge({
     name: 'k8s_collector_watch_streaming_list',

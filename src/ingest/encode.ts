@@ -1,4 +1,4 @@
-// Encoding of ingest messages: explicit little-endian, zero padding, exact `_len` (protocol.md §2).
+// Encoding of ingest messages: explicit little-endian, zero padding, exact `_len` (docs/protocol.md §2).
 import { IngestEncodeError } from './errors.ts'
 import { field, LAYOUT_BY_TYPE, MAX_LEN, TIMESTAMP_BYTES, type Layout } from './layout.ts'
 import type { IngestMessage, PodContainer, PodDelete, PodNewWithName } from './messages.ts'
@@ -185,7 +185,7 @@ class Writer implements MessageWriter {
     if (!isU32(ip) || !isU32(ownerKind) || ownerKind > 0xff) return -1
     this.ensure(TIMESTAMP_BYTES + NEW.headerSize + 3 * (uid.length + ownerName.length + podName.length + ownerUid.length + ns.length + version.length))
     const h = this.head(this.pos, timestampNs, NEW.rpcId)
-    this.view.setUint32(h + NEW_IP, ip, false) // network order, as inet_addr() stores it (protocol.md §3)
+    this.view.setUint32(h + NEW_IP, ip, false) // network order, as inet_addr() stores it (docs/protocol.md §3)
     this.buf[h + NEW_KIND] = ownerKind
     this.buf[h + NEW_HOST] = msg.isHostNetwork ? 1 : 0
     let at = h + NEW.headerSize
@@ -274,7 +274,7 @@ class Writer implements MessageWriter {
           view.setUint32(o, uint(value, name, 0xffffffff), true)
           break
         case 'ipv4':
-          // The octets in network order, as inet_addr() stores them (protocol.md §3).
+          // The octets in network order, as inet_addr() stores them (docs/protocol.md §3).
           view.setUint32(o, uint(value, name, 0xffffffff), false)
           break
         case 'u64':

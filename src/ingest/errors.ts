@@ -1,6 +1,6 @@
 // The ingest codec's error types, one per failure site (style.md §7).
 
-/** A message cannot be encoded within protocol.md §1.3's limits (blob > 65,535 bytes, message > 65,536). */
+/** A message cannot be encoded within docs/protocol.md §1.3's limits (blob > 65,535 bytes, message > 65,536). */
 export class IngestEncodeError extends Error {
   override name = 'IngestEncodeError'
 }

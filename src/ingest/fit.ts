@@ -1,4 +1,4 @@
-// Shortening of oversize blobs so every message fits protocol.md §1.3 (behaviour.md §9).
+// Shortening of oversize blobs so every message fits docs/protocol.md §1.3 (docs/behaviour.md §9).
 import { field, LAYOUT_BY_TYPE, MAX_LEN } from './layout.ts'
 import type { IngestMessage } from './messages.ts'
 
@@ -50,7 +50,7 @@ export function fitMessage<M extends IngestMessage>(msg: M): { message: M; short
   const order = blobs.map((_, i) => i)
   const versionAt = blobs.indexOf('version')
   while (total > MAX_LEN) {
-    // `version` first (behaviour.md §9), then the longest blob.
+    // `version` first (docs/behaviour.md §9), then the longest blob.
     let pickAt = versionAt >= 0 && lengths[versionAt]! > 0 ? versionAt : -1
     if (pickAt < 0) pickAt = order.reduce((best, i) => (lengths[i]! > lengths[best]! ? i : best), 0)
     const name = blobs[pickAt]!

@@ -1,4 +1,4 @@
-// protocol.md §5: every golden vector, byte for byte, both directions.
+// docs/protocol.md §5: every golden vector, byte for byte, both directions.
 import { describe, expect, it } from 'vitest'
 import { createMessageDecoder, encodeMessage, type IngestMessage } from './index.ts'
 
@@ -42,7 +42,7 @@ const vectors: Array<[string, IngestMessage, string]> = [
   ['set_config_label', { type: 'set_config_label', key: 'k', value: 'vv' }, '15 cd 85 3d fe 9c 97 17 a0 01 09 00 01 00 6b 76 76'],
 ]
 
-describe('golden vectors (protocol.md §5)', () => {
+describe('golden vectors (docs/protocol.md §5)', () => {
   it.each(vectors)('%s encodes byte for byte', (_name, msg, bytes) => {
     expect(toHex(encodeMessage(msg, TS))).toBe(toHex(hex(bytes)))
   })
@@ -53,7 +53,7 @@ describe('golden vectors (protocol.md §5)', () => {
     expect(decoder.buffered).toBe(0)
   })
 
-  it('covers every message type of protocol.md §3', () => {
+  it('covers every message type of docs/protocol.md §3', () => {
     expect(new Set(vectors.map(([, m]) => m.type)).size).toBe(13)
   })
 })

@@ -1,4 +1,4 @@
-// The reducer's language: ingest messages (protocol.md §2–§3) and LZ4 framing (§1), both ways.
+// The reducer's language: ingest messages (docs/protocol.md §2–§3) and LZ4 framing (§1), both ways.
 export * from './messages.ts'
 export { IngestDecodeError, IngestEncodeError, Lz4FrameError } from './errors.ts'
 export { MAX_MESSAGE_BYTES } from './layout.ts'

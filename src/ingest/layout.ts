@@ -1,4 +1,4 @@
-// The wire layout of every message k8s-collector sends (protocol.md §2–§3), as one table that the
+// The wire layout of every message k8s-collector sends (docs/protocol.md §2–§3), as one table that the
 // encoder and the decoder both read, so the two directions cannot disagree.
 import type { IngestMessage, IngestMessageType } from './messages.ts'
 
@@ -28,7 +28,7 @@ const layout = (
   blobLenOffsets: readonly number[] = [],
 ): Layout => ({ type, rpcId, headerSize, hasLen: blobs.length > 0, fixed, blobs, blobLenOffsets })
 
-/** protocol.md §3, row by row. */
+/** docs/protocol.md §3, row by row. */
 export const LAYOUTS: readonly Layout[] = [
   layout('version_info', 310, 16, [['major', 'u32', 4], ['minor', 'u32', 8], ['patch', 'u32', 12]]),
   layout('connect', 548, 5, [['collectorType', 'u8', 4]], ['hostname']),
@@ -57,7 +57,7 @@ export const LAYOUT_BY_RPC: ReadonlyMap<number, Layout> = new Map(LAYOUTS.map((l
 
 /** Bytes of the timestamp that precedes every message. */
 export const TIMESTAMP_BYTES = 8
-/** protocol.md §1.3: a message including its timestamp must fit the reducer's 64 KiB buffer. */
+/** docs/protocol.md §1.3: a message including its timestamp must fit the reducer's 64 KiB buffer. */
 export const MAX_MESSAGE_BYTES = 65_536
 /** Largest `_len` (everything after the timestamp) that keeps the message within MAX_MESSAGE_BYTES. */
 export const MAX_LEN = MAX_MESSAGE_BYTES - TIMESTAMP_BYTES

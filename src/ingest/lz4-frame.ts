@@ -1,5 +1,5 @@
 // LZ4 frame format (magic 04 22 4D 18): the writer the collector sends with, and the reader the tap
-// decodes with — accepting what liblz4's LZ4F_decompress accepts (protocol.md §1.2).
+// decodes with — accepting what liblz4's LZ4F_decompress accepts (docs/protocol.md §1.2).
 import { Lz4FrameError } from './errors.ts'
 import { compressBlock } from './lz4-block.ts'
 import { decodeBlock } from './lz4-block-decode.ts'

@@ -64,7 +64,7 @@ describe('xxh32', () => {
 })
 
 describe('frame writer', () => {
-  it('writes the header of protocol.md §1.2 (FLG 0x60, BD 0x40, HC 0x82)', () => {
+  it('writes the header of docs/protocol.md §1.2 (FLG 0x60, BD 0x40, HC 0x82)', () => {
     expect(Array.from(frameHeader())).toEqual([0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82])
     const first = createLz4FrameWriter().write(new Uint8Array([1, 2, 3]))
     expect(Array.from(first.subarray(0, 7))).toEqual([0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82])

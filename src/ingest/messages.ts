@@ -1,6 +1,6 @@
-// The reducer ingest messages k8s-collector sends (protocol.md §3), as plain typed values.
+// The reducer ingest messages k8s-collector sends (docs/protocol.md §3), as plain typed values.
 
-/** `owner_kind` wire codes (protocol.md §3). */
+/** `owner_kind` wire codes (docs/protocol.md §3). */
 export const OwnerKindCode = {
   ReplicaSet: 0,
   Deployment: 1,
@@ -51,10 +51,10 @@ export interface SetNodeInfo {
 export interface CloudPlatform { readonly type: 'cloud_platform'; readonly cloudPlatform: number }
 export interface CollectorHealth { readonly type: 'collector_health'; readonly status: number; readonly detail: number }
 
-/** Messages about pods: what the matcher emits (behaviour.md §5). */
+/** Messages about pods: what the matcher emits (docs/behaviour.md §5). */
 export type PodMessage = PodNewWithName | PodContainer | PodDelete | PodResync
 
-/** Every message of protocol.md §3. */
+/** Every message of docs/protocol.md §3. */
 export type IngestMessage =
   | VersionInfo
   | Connect

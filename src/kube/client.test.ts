@@ -7,8 +7,8 @@ import { KubeConfig } from '@kubernetes/client-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKubeClient, loadKubeConfig } from './client.ts'
 import { KubeAbortedError, KubeConfigError, KubeIdleTimeoutError, KubeTransportError } from './errors.ts'
-import { sendJson, startFakeApiServer, startWatchBody, type FakeApiServer } from './fake-apiserver.test-helpers.ts'
-import { createTestPki, kubeconfigFor } from './tls.test-helpers.ts'
+import { sendJson, startFakeApiServer, startWatchBody, type FakeApiServer } from '../../e2e/harness/fake-apiserver.ts'
+import { createTestPki, kubeconfigFor } from '../../e2e/harness/test-pki.ts'
 
 let api: FakeApiServer
 let dir: string

@@ -16,7 +16,7 @@ export interface KubeClientOptions {
   /** Context to use instead of the kubeconfig's current-context. */
   readonly context?: string
   /**
-   * Streaming lists (kube-api.md "Streaming lists"): `auto` tries them and falls back to paginated
+   * Streaming lists (docs/kube-api.md "Streaming lists"): `auto` tries them and falls back to paginated
    * LIST when the server does not support them (default); `never` always uses paginated LIST.
    */
   readonly streamingList?: 'auto' | 'never'
@@ -56,7 +56,7 @@ export interface KubeResponse {
 export interface KubeClient {
   /** The server URL from the kubeconfig, e.g. `https://10.0.0.1:6443`. */
   readonly server: string
-  /** Streaming-list support as learnt so far; the watchers update it (kube-api.md: decide once per server). */
+  /** Streaming-list support as learnt so far; the watchers update it (docs/kube-api.md: decide once per server). */
   watchList: WatchListSupport
   /** Sends `GET server + pathAndQuery`, resolving once the response headers arrived. */
   get(pathAndQuery: string, opts: KubeRequestOptions): Promise<KubeResponse>

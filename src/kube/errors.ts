@@ -1,5 +1,5 @@
 // The watch layer's error types, one per failure site, and the predicates recovery decides on
-// (style.md §7, kube-api.md "Recovery algorithm").
+// (style.md §7, docs/kube-api.md "Recovery algorithm").
 
 /** The API server answered with a non-success HTTP status (or an in-stream `ERROR` Status). */
 export class KubeApiError extends Error {
@@ -29,7 +29,7 @@ export class KubeTransportError extends Error {
   override name = 'KubeTransportError'
 }
 
-/** No bytes arrived for the idle timeout (kube-api.md recovery step 6). */
+/** No bytes arrived for the idle timeout (docs/kube-api.md recovery step 6). */
 export class KubeIdleTimeoutError extends Error {
   override name = 'KubeIdleTimeoutError'
 }
@@ -39,12 +39,12 @@ export class KubeInitialEventsTimeoutError extends Error {
   override name = 'KubeInitialEventsTimeoutError'
 }
 
-/** A response body line or list body that is not valid JSON (behaviour.md §9). */
+/** A response body line or list body that is not valid JSON (docs/behaviour.md §9). */
 export class KubeDecodeError extends Error {
   override name = 'KubeDecodeError'
 }
 
-/** A watch that ended cleanly within the short-watch window without any event (kube-api.md step 3). */
+/** A watch that ended cleanly within the short-watch window without any event (docs/kube-api.md step 3). */
 export class KubeShortWatchError extends Error {
   override name = 'KubeShortWatchError'
 }
@@ -74,7 +74,7 @@ export function isGone(err: unknown): boolean {
   return err instanceof KubeApiError && (err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone')
 }
 
-/** 403/404: RBAC denies the resource or its API group is absent → the stream is unavailable (behaviour.md §3). */
+/** 403/404: RBAC denies the resource or its API group is absent → the stream is unavailable (docs/behaviour.md §3). */
 export function isUnavailable(err: unknown): boolean {
   return err instanceof KubeApiError && !err.inStream && (err.status === 403 || err.status === 404)
 }

@@ -1,5 +1,5 @@
 // The Kubernetes watch layer: a client for the API server and the three list+watch streams
-// (pods, replicasets, jobs) as AsyncIterables of StreamEvents (behaviour.md §1, §8; kube-api.md).
+// (pods, replicasets, jobs) as AsyncIterables of StreamEvents (docs/behaviour.md §1, §8; docs/kube-api.md).
 //
 //   const client = createKubeClient({ kubeconfigPath })          // or KUBECONFIG / ~/.kube/config / in-cluster
 //   const pods = watchPods(client, { signal })                    // AsyncIterable<StreamEvent<PodMeta>> + stats
@@ -11,7 +11,7 @@ export type { WatchOptions, WatchStream } from './stream.ts'
 export type { RelistCause, WatchPhase, WatchStats } from './stats.ts'
 export { jobsResource, podsResource, replicaSetsResource } from './resources.ts'
 export type { ResourceSpec } from './resources.ts'
-export type { BackoffConfig } from './backoff.ts'
+export type { BackoffConfig } from '../util/backoff.ts'
 export {
   KubeAbortedError,
   KubeApiError,

@@ -1,4 +1,4 @@
-// One page of a paginated LIST (kube-api.md "LIST"), converted item by item to compact metas:
+// One page of a paginated LIST (docs/kube-api.md "LIST"), converted item by item to compact metas:
 // by the resource's byte-level scanner when it has one (pods), else by JSON.parse + convert.
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError } from './errors.ts'
@@ -20,7 +20,7 @@ export interface ListPage<T> {
 
 /** What to fetch. */
 export interface ListPageRequest {
-  /** `limit` (kube-api.md: 500). */
+  /** `limit` (docs/kube-api.md: 500). */
   readonly limit: number
   /** The previous page's `continue` token; unset for the first page. */
   readonly continueToken?: string

@@ -1,4 +1,4 @@
-// The three watched collections (behaviour.md §1): where they live, what to Accept, how to convert.
+// The three watched collections (docs/behaviour.md §1): where they live, what to Accept, how to convert.
 import { ownerMetaOf, podMetaOf } from '../model/convert.ts'
 import type { OwnerMeta, PodMeta } from '../model/types.ts'
 import { podScanner, type ByteScanner } from './scan.ts'
@@ -14,7 +14,7 @@ export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
   /** `Accept` for WATCH requests (and streaming lists, which are watches). */
   readonly watchAccept: string
   /**
-   * Parsed JSON object → compact meta; undefined when it has no `metadata.uid` (behaviour.md §9).
+   * Parsed JSON object → compact meta; undefined when it has no `metadata.uid` (docs/behaviour.md §9).
    * `listed`: a LIST item, not a watch event's object (pods allocate it otherwise: src/model/records.ts).
    */
   readonly convert: (obj: unknown, listed: boolean) => T | undefined
@@ -26,7 +26,7 @@ export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
 }
 
 const JSON_ONLY = 'application/json'
-// kube-api.md "Metadata only": plural for LIST, singular for WATCH, full objects as the fallback.
+// docs/kube-api.md "Metadata only": plural for LIST, singular for WATCH, full objects as the fallback.
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
 const METADATA_WATCH = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json'
 

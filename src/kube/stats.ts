@@ -6,7 +6,7 @@ export type RelistCause =
   | 'initial'
   /** 410 Gone / Expired: the resume revision or the continue token was too old. */
   | 'gone'
-  /** Retrying after 403/404 (behaviour.md §3). */
+  /** Retrying after 403/404 (docs/behaviour.md §3). */
   | 'unavailable'
   /** The server does not support streaming lists: switched to paginated LIST. */
   | 'fallback'
@@ -36,7 +36,7 @@ export interface WatchStats {
   watchRestarts: number
   /** Failures by label: HTTP status (`'410'`, `'429'`, `'500'` …) or `network`, `idle`, `malformed`, `shortWatch`, `initialEventsTimeout`. */
   readonly errors: Record<string, number>
-  /** Objects ignored because they had no `metadata.uid` (behaviour.md §9). */
+  /** Objects ignored because they had no `metadata.uid` (docs/behaviour.md §9). */
   droppedNoUid: number
   /** Watch lines that were not valid JSON (each ended its watch). */
   malformedLines: number

@@ -1,4 +1,4 @@
-// Turning a non-success response (or an in-stream ERROR object) into a KubeApiError (kube-api.md).
+// Turning a non-success response (or an in-stream ERROR object) into a KubeApiError (docs/kube-api.md).
 import type { KubeResponse } from './client.ts'
 import { KubeApiError } from './errors.ts'
 

@@ -1,8 +1,8 @@
-// Recovery of the watch streams against a real HTTPS server (kube-api.md "Recovery algorithm"):
+// Recovery of the watch streams against a real HTTPS server (docs/kube-api.md "Recovery algorithm"):
 // resume, relist on 410, idle timeout, backoff and Retry-After, unavailability, malformed lines, abort.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { PodMeta } from '../model/types.ts'
-import { collect, count } from './collect.test-helpers.ts'
+import { collect, count } from '../../e2e/harness/collect.ts'
 import {
   listBody,
   podObject,
@@ -15,7 +15,7 @@ import {
   type FakeRequest,
   type Handler,
   type WatchWriter,
-} from './fake-apiserver.test-helpers.ts'
+} from '../../e2e/harness/fake-apiserver.ts'
 import { watchPods, type WatchOptions } from './stream.ts'
 
 let api: FakeApiServer

@@ -2,7 +2,7 @@
 // to paginated LIST, pagination, metadata-only owner streams, event order and content.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { OwnerMeta, PodMeta } from '../model/types.ts'
-import { collect, count } from './collect.test-helpers.ts'
+import { collect, count } from '../../e2e/harness/collect.ts'
 import {
   listBody,
   podObject,
@@ -16,7 +16,7 @@ import {
   type FakeRequest,
   type Handler,
   type WatchWriter,
-} from './fake-apiserver.test-helpers.ts'
+} from '../../e2e/harness/fake-apiserver.ts'
 import { watchJobs, watchPods, watchReplicaSets, type WatchOptions } from './stream.ts'
 
 let api: FakeApiServer

@@ -1,8 +1,8 @@
 // Stream assembly: drives the watcher state machine with real requests, backoff and stats, and
-// exposes each collection as an AsyncIterable of StreamEvents (behaviour.md §1, §8).
+// exposes each collection as an AsyncIterable of StreamEvents (docs/behaviour.md §1, §8).
 import type { OwnerMeta, PodMeta, StreamEvent } from '../model/types.ts'
 import { logger } from '../observe/log.ts'
-import { createBackoff, type BackoffConfig } from './backoff.ts'
+import { createBackoff, type BackoffConfig } from '../util/backoff.ts'
 import type { KubeClient } from './client.ts'
 import { errorLabel, KubeAbortedError } from './errors.ts'
 import { fetchListPage } from './list.ts'
@@ -15,11 +15,11 @@ import { step, type State, type StepContext, type StepResult, type WatchApi } fr
 export interface WatchOptions {
   /** Ends the stream: the open request's socket is destroyed and the iterable returns. */
   readonly signal?: AbortSignal
-  /** LIST page size. Default 500 (kube-api.md). */
+  /** LIST page size. Default 500 (docs/kube-api.md). */
   readonly pageSize?: number
   /** `timeoutSeconds` of each watch, drawn uniformly from [min, max). Default [300, 600) (client-go). */
   readonly watchTimeoutSecs?: readonly [number, number]
-  /** Client-side idle timeout of a watch, ms. Default: its timeoutSeconds + 30 s (kube-api.md step 6). */
+  /** Client-side idle timeout of a watch, ms. Default: its timeoutSeconds + 30 s (docs/kube-api.md step 6). */
   readonly idleTimeoutMs?: number
   /** Idle timeout of a LIST request, ms. Default 60,000. */
   readonly listIdleTimeoutMs?: number
@@ -72,7 +72,7 @@ const phaseOf: Record<State<unknown>['type'], WatchPhase> = {
 /**
  * Watches `spec`'s collection across all namespaces: `init`, `initApply`…, `initDone`, then
  * `apply`/`delete`, relisting (a new `init`…`initDone`) after 410 Gone, and `unavailable` once
- * when the server answers 403/404 (behaviour.md §3). Errors never end the stream; they are
+ * when the server answers 403/404 (docs/behaviour.md §3). Errors never end the stream; they are
  * counted in `stats`, logged, and retried with backoff. Aborting `opts.signal` or breaking out
  * of the loop closes the connection and ends the iterable.
  */
@@ -147,7 +147,7 @@ export function watchResource<T extends { readonly resourceVersion: string }>(
   return Object.assign(stream, { stats })
 }
 
-/** Pods across all namespaces, full objects converted to {@link PodMeta} (behaviour.md §1, §2). */
+/** Pods across all namespaces, full objects converted to {@link PodMeta} (docs/behaviour.md §1, §2). */
 export function watchPods(client: KubeClient, opts?: WatchOptions): WatchStream<PodMeta> {
   return watchResource(client, podsResource, opts)
 }

@@ -1,5 +1,5 @@
 // One WATCH request (or streaming list, which is a watch): framing, parsing and converting each
-// line as it arrives (kube-api.md "WATCH", "Streaming lists"). Resources with a byte-level scanner
+// line as it arrives (docs/kube-api.md "WATCH", "Streaming lists"). Resources with a byte-level scanner
 // (pods) frame and scan the lines as bytes; the others decode and JSON.parse them.
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError, type KubeApiError } from './errors.ts'
@@ -23,7 +23,7 @@ export interface WatchRequest {
   readonly streamingList: boolean
   /** `timeoutSeconds`: the server ends the body cleanly after this long. */
   readonly timeoutSeconds: number
-  /** No bytes for this long → KubeIdleTimeoutError (kube-api.md step 6: timeoutSeconds + 30 s). */
+  /** No bytes for this long → KubeIdleTimeoutError (docs/kube-api.md step 6: timeoutSeconds + 30 s). */
   readonly idleTimeoutMs: number
   /** Streaming list only: no initial event and no end bookmark for this long → KubeInitialEventsTimeoutError. */
   readonly initialEventsTimeoutMs?: number

@@ -244,7 +244,7 @@ describe('watcher step: watching', () => {
   })
 })
 
-describe('watcher step: availability (behaviour.md §3)', () => {
+describe('watcher step: availability (docs/behaviour.md §3)', () => {
   it('yields unavailable once on 403/404, relists, and becomes available at the next initDone', async () => {
     const h = harness({
       support: 'unsupported',

@@ -1,6 +1,6 @@
 // The watcher state machine (kube-rs watcher.rs style): one tagged-union State, one exhaustive
 // `step` that performs one request or reads one line and returns events, the next state and
-// possibly an error value (kube-api.md "Recovery algorithm", behaviour.md §1, §3, §8).
+// possibly an error value (docs/kube-api.md "Recovery algorithm", docs/behaviour.md §1, §3, §8).
 import type { StreamEvent } from '../model/types.ts'
 import type { WatchListSupport } from './client.ts'
 import {
@@ -46,7 +46,7 @@ export interface StepContext<T> {
   readonly support: { watchList: WatchListSupport }
   /** Monotonic-enough milliseconds (injected for tests). */
   readonly now: () => number
-  /** A watch ending cleanly sooner than this (ms) without any line is an error (kube-api.md step 3). */
+  /** A watch ending cleanly sooner than this (ms) without any line is an error (docs/kube-api.md step 3). */
   readonly shortWatchMs: number
   readonly stats: WatchStats
   readonly log: { warn(...args: unknown[]): void; error(...args: unknown[]): void; info(...args: unknown[]): void }
@@ -126,7 +126,7 @@ async function startList<T extends { readonly resourceVersion: string }>(
       conn = await ctx.api.watch({ streamingList: true })
     } catch (e) {
       const err = toKubeError(e)
-      // kube-api.md: a server without WatchList answers 422 → paginated LIST from now on.
+      // docs/kube-api.md: a server without WatchList answers 422 → paginated LIST from now on.
       if (err instanceof KubeApiError && err.status === 422) return fallBack(ctx, err.message)
       return failure(err, state, ctx)
     }
@@ -182,7 +182,7 @@ async function nextInitialEvent<T>(state: Extract<State<T>, { type: 'initialEven
     if (err instanceof KubeDecodeError) noteMalformed(err, ctx, 'restarting the list')
     return failure(err, { type: 'empty', cause: 'error' }, ctx)
   }
-  // kube-api.md: a server that ignores sendInitialEvents never sends the annotated bookmark; it
+  // docs/kube-api.md: a server that ignores sendInitialEvents never sends the annotated bookmark; it
   // shows by ending the body, or by sending anything but ADDED before it.
   if (item === null) return fallBack(ctx, 'the body ended without the initial-events-end bookmark')
   switch (item.type) {

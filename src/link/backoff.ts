@@ -1,4 +1,4 @@
-// Reconnect delays: exponential backoff with full jitter (behaviour.md §7: 1 s → 30 s).
+// Reconnect delays: exponential backoff with full jitter (docs/behaviour.md §7: 1 s → 30 s).
 
 export interface BackoffPolicy {
   /** Ceiling of the first delay, ms (default 1,000). */

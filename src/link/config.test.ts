@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { LinkConfigError, resolveLinkConfig } from './config.ts'
 
 describe('resolveLinkConfig', () => {
-  it('fills in behaviour.md §7 defaults', () => {
+  it('fills in docs/behaviour.md §7 defaults', () => {
     const c = resolveLinkConfig({ host: 'reducer', port: 8000, hostname: 'node-1' })
     expect(c).toMatchObject({
       host: 'reducer',

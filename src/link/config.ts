@@ -1,5 +1,5 @@
 // The reducer link's configuration: every duration and limit with its default in one place
-// (behaviour.md §7, protocol.md §6); tests shrink the durations to milliseconds.
+// (docs/behaviour.md §7, docs/protocol.md §6); tests shrink the durations to milliseconds.
 import { availableParallelism, cpus } from 'node:os'
 import type { DisconnectCause } from './errors.ts'
 import type { HandshakeInfo } from './handshake.ts'

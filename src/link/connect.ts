@@ -1,5 +1,5 @@
 // Opening the TCP connection to the reducer: resolve on every attempt, try each address, one
-// deadline for the whole attempt, TCP_NODELAY (protocol.md §1.1, behaviour.md §7).
+// deadline for the whole attempt, TCP_NODELAY (docs/protocol.md §1.1, docs/behaviour.md §7).
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { connect as netConnect, type Socket } from 'node:net'
 import { ConnectError, ConnectTimeoutError, DnsLookupError } from './errors.ts'

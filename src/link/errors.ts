@@ -1,5 +1,5 @@
 // The link's error types, one per failure site (style.md §7); all are retryable: the link backs off
-// and reconnects (behaviour.md §7).
+// and reconnects (docs/behaviour.md §7).
 
 /** Why a connection attempt failed, as counted in the stats and metrics. */
 export type ConnectErrorCause = 'dns' | 'timeout' | 'refused' | 'unreachable' | 'other'
@@ -7,7 +7,7 @@ export type ConnectErrorCause = 'dns' | 'timeout' | 'refused' | 'unreachable' | 
 /** Why an established connection ended. */
 export type DisconnectCause = 'peer_closed' | 'socket_error' | 'drain_timeout' | 'buffer_overflow' | 'shutdown'
 
-/** The reducer host name did not resolve (protocol.md §1.1: retryable, never a crash). */
+/** The reducer host name did not resolve (docs/protocol.md §1.1: retryable, never a crash). */
 export class DnsLookupError extends Error {
   override name = 'DnsLookupError'
   constructor(

@@ -1,15 +1,15 @@
-// The session opening the reducer expects (protocol.md §6): version_info raw, then the agent
+// The session opening the reducer expects (docs/protocol.md §6): version_info raw, then the agent
 // metadata in LZ4.
 import { K8S_COLLECTOR_TYPE, type IngestMessage, type VersionInfo } from '../ingest/index.ts'
 
 export interface HandshakeInfo {
-  /** `connect.hostname` and `set_node_info.instance_id` (behaviour.md §7). */
+  /** `connect.hostname` and `set_node_info.instance_id` (docs/behaviour.md §7). */
   readonly hostname: string
   /** `set_config_label` pairs, sent in this order. */
   readonly labels: ReadonlyArray<readonly [string, string]>
   /** `report_cpu_cores`. */
   readonly cpuCores: number
-  /** `version_info`; the reducer refuses anything below 0.9.0 (protocol.md §1.4). */
+  /** `version_info`; the reducer refuses anything below 0.9.0 (docs/protocol.md §1.4). */
   readonly version: { readonly major: number; readonly minor: number; readonly patch: number }
 }
 
@@ -18,7 +18,7 @@ export function versionInfo(info: HandshakeInfo): VersionInfo {
   return { type: 'version_info', major: info.version.major, minor: info.version.minor, patch: info.version.patch }
 }
 
-/** The LZ4-framed messages after version_info, in protocol.md §6's order, up to metadata_complete. */
+/** The LZ4-framed messages after version_info, in docs/protocol.md §6's order, up to metadata_complete. */
 export function handshakeMessages(info: HandshakeInfo): IngestMessage[] {
   return [
     { type: 'connect', collectorType: K8S_COLLECTOR_TYPE, hostname: info.hostname },
@@ -30,7 +30,7 @@ export function handshakeMessages(info: HandshakeInfo): IngestMessage[] {
   ]
 }
 
-/** What every heartbeat sends (behaviour.md §7). */
+/** What every heartbeat sends (docs/behaviour.md §7). */
 export const HEARTBEAT_MESSAGES: readonly IngestMessage[] = [
   { type: 'heartbeat' },
   { type: 'collector_health', status: 0, detail: 0 },

@@ -1,4 +1,4 @@
-// The reducer link: one TCP + LZ4 session at a time to the reducer, reconnecting (behaviour.md §7).
+// The reducer link: one TCP + LZ4 session at a time to the reducer, reconnecting (docs/behaviour.md §7).
 export { createReducerLink, type LinkDeps, type LinkState, type ReducerLink } from './link.ts'
 export { LinkConfigError, resolveLinkConfig, type DisconnectReason, type LinkConfig, type LinkOptions, type SessionInfo } from './config.ts'
 export { ConnectAbortedError, systemLookup, type Lookup, type ResolvedAddress } from './connect.ts'

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { IngestMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
 import type { DisconnectReason } from './config.ts'
-import { startFakeReducer, types } from './fake-reducer.test-helper.ts'
+import { startFakeReducer, types } from '../../e2e/harness/fake-reducer.ts'
 import { createReducerLink, type ReducerLink } from './link.ts'
 
 beforeAll(() => {
@@ -66,7 +66,7 @@ async function stuckFirstConnection(limits: { drainTimeoutMs: number; maxBuffere
   return { ended, link }
 }
 
-describe('reducer link: stuck reducer (behaviour.md §7)', () => {
+describe('reducer link: stuck reducer (docs/behaviour.md §7)', () => {
   it('drops the connection when too many bytes wait to be written, then reconnects', async () => {
     const { ended, link } = await stuckFirstConnection({ drainTimeoutMs: 60_000, maxBufferedBytes: 256 * 1024 })
     expect(ended[0]).toMatchObject({ cause: 'buffer_overflow' })
@@ -84,7 +84,7 @@ describe('reducer link: stuck reducer (behaviour.md §7)', () => {
   })
 })
 
-describe('reducer link: a resync larger than the byte limit (behaviour.md §6, §7)', () => {
+describe('reducer link: a resync larger than the byte limit (docs/behaviour.md §6, §7)', () => {
   it('is encoded as the reducer reads: no overflow, no reconnect, everything in order', async () => {
     const r = await startFakeReducer({ reads: () => false })
     cleanups.push(() => r.close())

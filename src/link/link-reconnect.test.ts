@@ -4,7 +4,7 @@ import { createServer, type Socket } from 'node:net'
 import { logger } from '../observe/log.ts'
 import { systemLookup, type Lookup } from './connect.ts'
 import type { DisconnectReason, LinkOptions } from './config.ts'
-import { startFakeReducer, types, type FakeReducer } from './fake-reducer.test-helper.ts'
+import { startFakeReducer, types, type FakeReducer } from '../../e2e/harness/fake-reducer.ts'
 import { createReducerLink, type LinkDeps, type ReducerLink } from './link.ts'
 
 beforeAll(() => {
@@ -54,7 +54,7 @@ async function freePort(): Promise<number> {
 
 const fast = { backoffInitialMs: 20, backoffMaxMs: 40, heartbeatIntervalMs: 60_000 }
 
-describe('reducer link: reconnecting (behaviour.md §7)', () => {
+describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
   it('notices at once when the reducer closes the connection and reconnects with a new handshake', async () => {
     const r = await reducer()
     const events: string[] = []

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { encodeMessage, type IngestMessage, type TimedMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
 import { createRegistry } from '../observe/metrics.ts'
-import { startFakeReducer, types, type FakeReducer } from './fake-reducer.test-helper.ts'
+import { startFakeReducer, types, type FakeReducer } from '../../e2e/harness/fake-reducer.ts'
 import { createReducerLink, type ReducerLink } from './link.ts'
 import type { LinkOptions } from './config.ts'
 import type { LinkDeps } from './link.ts'
@@ -54,7 +54,7 @@ const strip = (m: TimedMessage): IngestMessage => {
   return rest as IngestMessage
 }
 
-describe('reducer link: session shape (protocol.md §6)', () => {
+describe('reducer link: session shape (docs/protocol.md §6)', () => {
   it('sends version_info raw, then the LZ4 handshake, then what onSession sends', async () => {
     const r = await reducer()
     const sessions: number[] = []
@@ -77,7 +77,7 @@ describe('reducer link: session shape (protocol.md §6)', () => {
     })
     const c = await r.connection(0)
     await c.waitFor((m) => m.length >= 10, 5_000, 'handshake + resync + pod')
-    // version_info exactly as protocol.md §5's vector, bar the timestamp; the LZ4 frame header follows.
+    // version_info exactly as docs/protocol.md §5's vector, bar the timestamp; the LZ4 frame header follows.
     expect([...c.versionInfoBytes!.subarray(8)]).toEqual([0x36, 0x01, 0, 0, 0, 0, 0, 0, 0x0b, 0, 0, 0, 0, 0, 0, 0])
     const all = Buffer.concat(c.raw)
     expect([...all.subarray(24, 31)]).toEqual([0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82])
@@ -119,7 +119,7 @@ describe('reducer link: session shape (protocol.md §6)', () => {
   })
 })
 
-describe('reducer link: flushing (behaviour.md §7)', () => {
+describe('reducer link: flushing (docs/behaviour.md §7)', () => {
   it('holds messages until the flush delay, batching sends made meanwhile into one flush', async () => {
     const r = await reducer()
     let sessionUp!: () => void

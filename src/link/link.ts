@@ -1,5 +1,5 @@
 // The reducer link: a connection state machine (one tagged-union state, one exhaustive step
-// function) that connects, hands sessions to its owner and reconnects with backoff (behaviour.md §7).
+// function) that connects, hands sessions to its owner and reconnects with backoff (docs/behaviour.md §7).
 import type { IngestMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
 import { createRegistry, type Registry } from '../observe/metrics.ts'
@@ -38,7 +38,7 @@ export interface ReducerLink {
   run(signal: AbortSignal): Promise<void>
   /**
    * Encodes `messages` into the current session (flushed within `flushDelayMs`). Without a session
-   * they are dropped and counted: the next session starts with a resync (behaviour.md §7).
+   * they are dropped and counted: the next session starts with a resync (docs/behaviour.md §7).
    * `enqueuedAtMs` (on the `now` clock) feeds the event-to-wire latency histogram.
    * Returns whether the messages went into a session.
    */

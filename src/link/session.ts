@@ -1,5 +1,5 @@
 // One connection to the reducer: handshake, message encoding and flushing, heartbeats, and the
-// watchdogs that end it (peer close, stuck reducer) — protocol.md §6, behaviour.md §7.
+// watchdogs that end it (peer close, stuck reducer) — docs/protocol.md §6, docs/behaviour.md §7.
 import type { Socket } from 'node:net'
 import {
   createLz4FrameWriter,
@@ -258,7 +258,7 @@ export class Session {
   private heartbeat(): void {
     if (this.done) return
     // Checked here rather than at every flush: a burst may legitimately buffer a lot for a moment;
-    // what must not happen is staying above the limit (behaviour.md §7). A queued resync is not
+    // what must not happen is staying above the limit (docs/behaviour.md §7). A queued resync is not
     // counted: it is bounded by the cluster, shares the stores' strings, and is encoded only as the
     // reducer reads (the drain timeout still ends a reducer that stopped reading).
     const waiting = this.socket.writableLength + this.queuedBytes

@@ -20,11 +20,11 @@ export interface LinkCounters {
   /** Bytes handed to the socket: version_info + LZ4 frame bytes. */
   wireBytesSent: number
   flushes: number
-  /** Messages with a blob shortened to fit 65,536 bytes (behaviour.md §9). */
+  /** Messages with a blob shortened to fit 65,536 bytes (docs/behaviour.md §9). */
   shortenedMessages: number
   /** Messages that could not be encoded (invalid field values), skipped. */
   encodeErrors: number
-  /** Messages given to `send` while no session was up (behaviour.md §7: never queued). */
+  /** Messages given to `send` while no session was up (docs/behaviour.md §7: never queued). */
   droppedWhileDisconnected: number
 }
 

@@ -205,7 +205,7 @@ function run(ops: Op[], waitingLimit: number): void {
   serveRelistRequests()
   if (!connected) connect()
 
-  // What the final cluster implies (behaviour.md §3): resolvable pods with their effective owners.
+  // What the final cluster implies (docs/behaviour.md §3): resolvable pods with their effective owners.
   const expected = new Map<string, { ownerKind: number; ownerUid: string; ownerName: string; pod: PodMeta }>()
   for (const p of cluster.pods.values()) {
     if (!p.hasIp) continue

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { PodMessage } from '../ingest/messages.ts'
 import type { OwnerKind, OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
 import { createCollectorCore, type CollectorCore, type CoreConfig } from './index.ts'
-import { ctr, job, ownedBy, pod, rs, show } from './fixtures.test-helpers.ts'
+import { ctr, job, ownedBy, pod, rs, show } from '../../e2e/harness/match-fixtures.ts'
 
 const config: CoreConfig = { deleteTtlMs: 60_000, deleteCapacity: 10_000, waitingLimit: 10_000 }
 

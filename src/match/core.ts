@@ -1,4 +1,4 @@
-// The matching core: stores, matcher, announcements and epochs (behaviour.md §2–§6). Pure and
+// The matching core: stores, matcher, announcements and epochs (docs/behaviour.md §2–§6). Pure and
 // synchronous: time comes in as `now` (ms), messages go out as return values.
 import type { PodContainer, PodMessage, PodNewWithName } from '../ingest/messages.ts'
 import { ownerRef } from '../model/convert.ts'
@@ -97,7 +97,7 @@ type ForcedResync = { readonly phase: 'idle' } | { readonly phase: 'relisting'; 
 
 const streamOf: Record<OwnerKind, StreamName> = { ReplicaSet: 'replicasets', Job: 'jobs' }
 
-/** Creates the core (behaviour.md §2–§6). */
+/** Creates the core (docs/behaviour.md §2–§6). */
 export function createCollectorCore(config: CoreConfig): CollectorCore {
   const minForced = config.forcedResyncMinIntervalMs ?? 60_000
   const maxForced = config.forcedResyncMaxIntervalMs ?? 600_000

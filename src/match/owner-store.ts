@@ -1,5 +1,5 @@
 // The ReplicaSet and Job stores: live owners fed by the watcher protocol, a relist buffer swapped
-// in at initDone, and tombstones for deleted owners (behaviour.md §1, §4).
+// in at initDone, and tombstones for deleted owners (docs/behaviour.md §1, §4).
 import type { OwnerKind, OwnerMeta } from '../model/index.ts'
 
 interface Tombstone {

@@ -1,9 +1,9 @@
-// Effective owner resolution (behaviour.md §3).
+// Effective owner resolution (docs/behaviour.md §3).
 import { OwnerKindCode } from '../ingest/messages.ts'
 import type { OwnerKind, OwnerMeta, PodMeta } from '../model/index.ts'
 import type { Resolution } from './types.ts'
 
-/** `owner_kind` code of a kind that is used as-is (protocol.md §3). */
+/** `owner_kind` code of a kind that is used as-is (docs/protocol.md §3). */
 export function kindCode(kind: string): number {
   switch (kind) {
     case 'ReplicaSet':

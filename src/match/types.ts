@@ -1,6 +1,6 @@
 // Configuration, statistics and the resolved-owner type of the matching core.
 
-/** Tunables of the core (behaviour.md §4, §6); times in milliseconds. */
+/** Tunables of the core (docs/behaviour.md §4, §6); times in milliseconds. */
 export interface CoreConfig {
   /** How long a deleted ReplicaSet/Job stays resolvable (default 60 s). */
   readonly deleteTtlMs: number
@@ -14,7 +14,7 @@ export interface CoreConfig {
   readonly forcedResyncMaxIntervalMs?: number
 }
 
-/** A pod's effective owner as it goes on the wire (behaviour.md §3, protocol.md §3). */
+/** A pod's effective owner as it goes on the wire (docs/behaviour.md §3, docs/protocol.md §3). */
 export interface Resolution {
   readonly code: number
   readonly uid: string

@@ -1,5 +1,5 @@
 // versionOf against a plain reference: images quoted, sorted by UTF-8 bytes, comma-joined
-// (behaviour.md §2), whatever the order of calls that filled its trie.
+// (docs/behaviour.md §2), whatever the order of calls that filled its trie.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ownerRef, podMetaOf, versionOf } from './convert.ts'

@@ -1,4 +1,4 @@
-// Converters from parsed Kubernetes JSON objects to the compact metas (behaviour.md §2).
+// Converters from parsed Kubernetes JSON objects to the compact metas (docs/behaviour.md §2).
 import { createInterner } from './intern.ts'
 import { listedContainerMeta, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from './records.ts'
 import type { ContainerMeta, OwnerKind, OwnerMeta, OwnerRef, PodMeta } from './types.ts'
@@ -8,7 +8,7 @@ import type { ContainerMeta, OwnerKind, OwnerMeta, OwnerRef, PodMeta } from './t
 export const intern = createInterner()
 
 // The API server sends JSON; these readers accept anything and fall back to the spec's defaults
-// (behaviour.md §9), so a malformed object can never throw here.
+// (docs/behaviour.md §9), so a malformed object can never throw here.
 type Json = Record<string, unknown>
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -29,7 +29,7 @@ export function ownerRef(kind: string, uid: string, name: string): OwnerRef {
 }
 
 /**
- * The first `controller: true` ownerReference, if any (behaviour.md §2). `shared`: the one shared
+ * The first `controller: true` ownerReference, if any (docs/behaviour.md §2). `shared`: the one shared
  * OwnerRef for it (owners' controllers); else a fresh one, which the core swaps for the shared one
  * when it keeps the pod (src/match/core.ts) — a pod it already holds then costs no lookup.
  */
@@ -140,7 +140,7 @@ export function versionOf(images: string[], n = images.length): string {
   return node!.version
 }
 
-/** The first IPv4 address among `status.podIP` and `status.podIPs[*].ip` (u32), or 0 (behaviour.md §2). */
+/** The first IPv4 address among `status.podIP` and `status.podIPs[*].ip` (u32), or 0 (docs/behaviour.md §2). */
 function podIpOf(status: Json, podIP: string): number {
   let ip = podIP ? parseIpv4(podIP) : -1
   if (ip < 0 && Array.isArray(status.podIPs)) {
@@ -160,7 +160,7 @@ const containersScratch: ContainerMeta[] = []
 
 /**
  * Converts a `v1/Pod` JSON object to a {@link PodMeta}; `undefined` when it has no
- * `metadata.uid` (behaviour.md §9: ignored, the caller counts it). `listed`: the object is a LIST
+ * `metadata.uid` (docs/behaviour.md §9: ignored, the caller counts it). `listed`: the object is a LIST
  * item, not a watch event's (the same meta, allocated otherwise: src/model/records.ts).
  */
 export function podMetaOf(obj: unknown, listed = false): PodMeta | undefined {

@@ -1,4 +1,4 @@
-// The compact metadata the collector keeps per Kubernetes object (behaviour.md §2).
+// The compact metadata the collector keeps per Kubernetes object (docs/behaviour.md §2).
 
 /** A controller ownerReference: the first `ownerReferences` entry with `controller: true`. */
 export interface OwnerRef {
@@ -15,7 +15,7 @@ export interface ContainerMeta {
   readonly image: string
 }
 
-/** What the collector keeps of a `v1/Pod` (behaviour.md §2). */
+/** What the collector keeps of a `v1/Pod` (docs/behaviour.md §2). */
 export interface PodMeta {
   readonly uid: string
   readonly name: string
@@ -41,7 +41,7 @@ export interface PodMeta {
   readonly owner?: OwnerRef
 }
 
-/** The owner kinds the collector watches and escalates through (behaviour.md §1, §3). */
+/** The owner kinds the collector watches and escalates through (docs/behaviour.md §1, §3). */
 export type OwnerKind = 'ReplicaSet' | 'Job'
 
 /** What the collector keeps of a ReplicaSet or Job (full object or PartialObjectMetadata). */
@@ -56,7 +56,7 @@ export interface OwnerMeta {
 }
 
 /**
- * The kube-rs watcher event protocol (behaviour.md §1): `init … initApply* … initDone` brackets
+ * The kube-rs watcher event protocol (docs/behaviour.md §1): `init … initApply* … initDone` brackets
  * every (re)list, then `apply` / `delete`.
  */
 export type WatchEvent<T> =
@@ -68,7 +68,7 @@ export type WatchEvent<T> =
 
 /**
  * What a watch stream yields: the watcher events, plus `unavailable` when the API server answers
- * 403/404 for the resource (behaviour.md §3). A stream becomes available again at its next
+ * 403/404 for the resource (docs/behaviour.md §3). A stream becomes available again at its next
  * `initDone`.
  */
 export type StreamEvent<T> = WatchEvent<T> | { readonly type: 'unavailable'; readonly reason: string }

@@ -1,10 +1,10 @@
-// What the tap knows about one collector connection: the reducer's pod state (protocol.md §4), the
+// What the tap knows about one collector connection: the reducer's pod state (docs/protocol.md §4), the
 // agent info the handshake carried (§6), counters, and how it ended.
 import type { IngestMessage, IngestMessageType } from '../ingest/index.ts'
 import type { CloseReason } from './close-reason.ts'
 import { applyToReducerState, createReducerState, type ReducerState } from './reducer-state.ts'
 
-/** The agent's view as the reducer keeps it (protocol.md §4: everything but the pod messages). */
+/** The agent's view as the reducer keeps it (docs/protocol.md §4: everything but the pod messages). */
 export interface AgentInfo {
   /** `connect.collector_type` (3 = Kubernetes collector). */
   collectorType?: number
@@ -107,7 +107,7 @@ export function applyMessage(conn: ConnectionState, msg: IngestMessage, size: nu
 
 /**
  * Marks the connection closed (the first reason wins) and drops its pods, as the reducer does
- * (protocol.md §4); their count stays in `podsAtClose`.
+ * (docs/protocol.md §4); their count stays in `podsAtClose`.
  */
 export function closeConnection(conn: ConnectionState, reason: CloseReason, nowMs: number): void {
   if (conn.closeReason) return

@@ -1,7 +1,7 @@
 // The human line of every record type, and what a hostile collector cannot do to a terminal.
 import { describe, expect, it } from 'vitest'
 import type { IngestMessage } from '../ingest/index.ts'
-import { TS, container, podNew } from './fixtures.ts'
+import { TS, container, podNew } from '../../e2e/harness/tap-fixtures.ts'
 import { formatRecord, isKeepAlive, printable } from './format.ts'
 import { closeRecord, messageRecord, openRecord, type MessageContext } from './record.ts'
 

@@ -6,7 +6,7 @@ export function u64Json(v: bigint): number | string {
   return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()
 }
 
-/** Wire `ip` (u32, big-endian octets) as dotted text; `ip` 0 means "no IPv4" (protocol.md §3). */
+/** Wire `ip` (u32, big-endian octets) as dotted text; `ip` 0 means "no IPv4" (docs/protocol.md §3). */
 export function ipJson(ip: number): string {
   return formatIpv4(ip)
 }
@@ -20,21 +20,21 @@ const OWNER_KIND_NAMES: Record<number, string> = {
   255: 'Other',
 }
 
-/** Name of an `owner_kind` code (protocol.md §3); unknown codes as `kind-N`. */
+/** Name of an `owner_kind` code (docs/protocol.md §3); unknown codes as `kind-N`. */
 export function ownerKindName(code: number): string {
   return OWNER_KIND_NAMES[code] ?? `kind-${code}`
 }
 
 const CLOUD_PLATFORMS: Record<number, string> = { 0: 'unknown', 1: 'aws', 2: 'gcp' }
 
-/** Name of a `cloud_platform` code (protocol.md §3). */
+/** Name of a `cloud_platform` code (docs/protocol.md §3). */
 export function cloudPlatformName(code: number): string {
   return CLOUD_PLATFORMS[code] ?? `platform-${code}`
 }
 
 const HEALTH: Record<number, string> = { 0: 'healthy', 1: 'unknown' }
 
-/** Name of a `collector_health.status` code (protocol.md §3). */
+/** Name of a `collector_health.status` code (docs/protocol.md §3). */
 export function healthName(code: number): string {
   return HEALTH[code] ?? `status-${code}`
 }

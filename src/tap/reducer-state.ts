@@ -1,4 +1,4 @@
-// A model of the reducer's per-connection pod state (protocol.md §4), shared by the tap and the
+// A model of the reducer's per-connection pod state (docs/protocol.md §4), shared by the tap and the
 // matcher's property tests.
 import type { IngestMessage } from '../ingest/messages.ts'
 
@@ -36,7 +36,7 @@ export function stripContainerScheme(id: string): string {
   return at < 0 ? id : id.slice(at + 3)
 }
 
-/** Applies one message to the state with the reducer's semantics (protocol.md §4). */
+/** Applies one message to the state with the reducer's semantics (docs/protocol.md §4). */
 export function applyToReducerState(state: ReducerState, msg: IngestMessage): void {
   switch (msg.type) {
     case 'pod_new_with_name': {

@@ -1,8 +1,8 @@
-// The acceptance state machine on its own: protocol.md §1.2–§1.4 rule by rule, input split anywhere.
+// The acceptance state machine on its own: docs/protocol.md §1.2–§1.4 rule by rule, input split anywhere.
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { createLz4FrameWriter, createMessageWriter, encodeMessage, type IngestMessage } from '../ingest/index.ts'
-import { CONNECT, HANDSHAKE, SESSION, TS, VERSION, collectorBytes, container, createCollectorStream, podNew } from './fixtures.ts'
+import { CONNECT, HANDSHAKE, SESSION, TS, VERSION, collectorBytes, container, createCollectorStream, podNew } from '../../e2e/harness/tap-fixtures.ts'
 import { createTapSession, type ReceivedMessage, type TapSession } from './session.ts'
 import type { CloseReason } from './close-reason.ts'
 import { concatBytes } from '../bytes.ts'
@@ -81,7 +81,7 @@ describe('a well-formed session', () => {
   })
 })
 
-describe('closing rules (protocol.md §1.4)', () => {
+describe('closing rules (docs/protocol.md §1.4)', () => {
   const unknownRpc = (rpc: number): Uint8Array => {
     const b = encodeMessage({ type: 'heartbeat' }, TS)
     b[8] = rpc & 0xff

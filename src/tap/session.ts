@@ -1,4 +1,4 @@
-// The reducer's acceptance rules for one connection's byte stream (protocol.md §1.2–§1.4), as a
+// The reducer's acceptance rules for one connection's byte stream (docs/protocol.md §1.2–§1.4), as a
 // pure state machine: bytes in (split anywhere), accepted messages and at most one close reason out.
 import {
   createLz4FrameReader,
@@ -25,7 +25,7 @@ export interface SessionOutput {
 
 /**
  * Where the connection stands. `awaitFirst`: the first message is read raw. `awaitConnect` and
- * `connected`: everything is LZ4 (protocol.md §1.2), `pending` holds decompressed bytes of an
+ * `connected`: everything is LZ4 (docs/protocol.md §1.2), `pending` holds decompressed bytes of an
  * unfinished message. `closed` is final.
  */
 export type SessionState =
@@ -64,7 +64,7 @@ function versionBelowMinimum(major: number, minor: number, patch: number): boole
 }
 
 // The ingest decoder reports an unknown rpc id only through its message; the id itself is read
-// from the bytes (protocol.md §2: u16 LE right after the 8-byte timestamp).
+// from the bytes (docs/protocol.md §2: u16 LE right after the 8-byte timestamp).
 function decodeFailure(err: unknown, bytes: Uint8Array, at: number): CloseReason {
   const detail = err instanceof Error ? err.message : String(err)
   if (err instanceof IngestDecodeError && /unknown rpc/i.test(detail) && bytes.length - at >= 10) {
@@ -117,7 +117,7 @@ function decodeAll(bytes: Uint8Array, sizes: readonly number[]): { messages: Tim
 type OpenStep = 'awaitConnect' | 'connected'
 
 /**
- * Applies protocol.md §1.4 to each decoded message in order, starting at `step`; stops at the first
+ * Applies docs/protocol.md §1.4 to each decoded message in order, starting at `step`; stops at the first
  * rejected one. Accepted messages go to `out`.
  */
 function accept(
@@ -156,7 +156,7 @@ export function createTapSession(): TapSession {
     return { messages: out, close: reason }
   }
 
-  /** The raw first message (protocol.md §1.2); the bytes after it go to the LZ4 stream. */
+  /** The raw first message (docs/protocol.md §1.2); the bytes after it go to the LZ4 stream. */
   function pushFirst(pending: Uint8Array, chunk: Uint8Array, out: ReceivedMessage[]): SessionOutput {
     const bytes = concat(pending, chunk)
     let size: number | undefined

@@ -64,7 +64,7 @@ export interface ConnectionSnapshot {
     /** Messages the reducer drops harmlessly: a container for an unknown pod, a delete of an unknown uid. */
     readonly ignored: number
   }
-  /** Pods held, sorted by namespace, name, uid. Empty once closed: the reducer drops them (protocol.md §4). */
+  /** Pods held, sorted by namespace, name, uid. Empty once closed: the reducer drops them (docs/protocol.md §4). */
   readonly pods: readonly PodSnapshot[]
   /** Pods held when the connection closed. */
   readonly podsAtClose?: number

@@ -23,7 +23,7 @@ export interface TapOptions {
   readonly http?: ListenAddress
   /** Write every record to this file as JSON lines (truncated at start). */
   readonly out?: string
-  /** Close a connection after this long without a byte. Default 30,000 ms (protocol.md §1.4). */
+  /** Close a connection after this long without a byte. Default 30,000 ms (docs/protocol.md §1.4). */
   readonly silenceTimeoutMs?: number
   /** Records kept in memory for `/events` (oldest dropped first). Default 100,000. */
   readonly maxEvents?: number

@@ -1,4 +1,4 @@
-// The tap's HTTP API over real HTTP: a protocol.md §6 session gives the expected /state, /events
+// The tap's HTTP API over real HTTP: a docs/protocol.md §6 session gives the expected /state, /events
 // pages through the log, and --out holds the same records as JSON lines.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -6,8 +6,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeMessage, type IngestMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
-import { SESSION, TS, VERSION, createCollectorStream } from './fixtures.ts'
-import { getJson, rawClient, until, type RawClient } from './net-helpers.ts'
+import { SESSION, TS, VERSION, createCollectorStream } from '../../e2e/harness/tap-fixtures.ts'
+import { getJson, rawClient, until, type RawClient } from '../../e2e/harness/net.ts'
 import { startTap, type Tap } from './start.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'tap-http-'))
@@ -35,7 +35,7 @@ afterAll(async () => {
 
 const connState = async (): Promise<any> => (await getJson(tap.httpPort!, '/state')).body.connections[0]
 
-describe('GET /state after a protocol.md §6 session', () => {
+describe('GET /state after a docs/protocol.md §6 session', () => {
   it('shows the handshake, epoch 1 with de-duplicated containers, deletes and ignored messages', async () => {
     const bytes = [stream.first(VERSION), stream.send(part1)]
     for (const b of bytes) await client.write(b)

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeMessage, type IngestMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
-import { CONNECT, SESSION, TS, VERSION, collectorBytes, createCollectorStream, podNew } from './fixtures.ts'
-import { rawClient, until } from './net-helpers.ts'
+import { CONNECT, SESSION, TS, VERSION, collectorBytes, createCollectorStream, podNew } from '../../e2e/harness/tap-fixtures.ts'
+import { rawClient, until } from '../../e2e/harness/net.ts'
 import type { ConnectionSnapshot } from './snapshot.ts'
 import { startTap, type Tap } from './start.ts'
 import { concatBytes } from '../bytes.ts'
@@ -30,7 +30,7 @@ const closedByPort = (port: number): ConnectionSnapshot | undefined => {
 
 const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => concatBytes([a, b])
 
-describe('closing conditions (protocol.md §1.4)', () => {
+describe('closing conditions (docs/protocol.md §1.4)', () => {
   const unknownRpc = (() => {
     const b = encodeMessage({ type: 'heartbeat' }, TS)
     b[8] = 0xe7

@@ -1,5 +1,5 @@
 // The reducer-compatible TCP listener: one session per collector connection, closed on the
-// reducer's rules (protocol.md §1.4) including 30 s of silence.
+// reducer's rules (docs/protocol.md §1.4) including 30 s of silence.
 import { createServer, type Server, type Socket } from 'node:net'
 import type { CloseReason } from './close-reason.ts'
 import type { ConnectionState } from './connection-state.ts'
@@ -9,7 +9,7 @@ import { createTapSession } from './session.ts'
 export interface TcpListenerOptions {
   readonly host: string
   readonly port: number
-  /** Close a connection after this long without a byte (protocol.md §1.4: 30 s). */
+  /** Close a connection after this long without a byte (docs/protocol.md §1.4: 30 s). */
   readonly silenceTimeoutMs: number
   readonly hub: TapHub
   /** Told about every close (for logging). */
@@ -51,7 +51,7 @@ export async function listenTcp(opts: TcpListenerOptions): Promise<TcpListener> 
     }
     finish.set(socket, (reason) => end(reason, true))
 
-    // Silence (protocol.md §1.4): one timer per connection, re-armed lazily from the time of the
+    // Silence (docs/protocol.md §1.4): one timer per connection, re-armed lazily from the time of the
     // last byte instead of on every chunk.
     const arm = (delay: number): void => {
       timer = setTimeout(() => {

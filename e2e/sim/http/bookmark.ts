@@ -1,4 +1,4 @@
-// BOOKMARK and ERROR watch lines: an empty object of the watched kind carrying only the resourceVersion (kube-api.md WATCH).
+// BOOKMARK and ERROR watch lines: an empty object of the watched kind carrying only the resourceVersion (docs/kube-api.md WATCH).
 import { Buffer } from 'node:buffer'
 import type { ResourceInfo } from '../api/resources.ts'
 import type { SimApiError } from '../api/errors.ts'

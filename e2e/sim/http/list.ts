@@ -1,4 +1,4 @@
-// LIST: consistent reads, RV=0 ignoring limit, limit/continue pagination over snapshots with expiring tokens, metadata-only and Table output (kube-api.md LIST).
+// LIST: consistent reads, RV=0 ignoring limit, limit/continue pagination over snapshots with expiring tokens, metadata-only and Table output (docs/kube-api.md LIST).
 import type { ServerResponse } from 'node:http'
 import { errors } from '../api/errors.ts'
 import type { ResourceInfo } from '../api/resources.ts'

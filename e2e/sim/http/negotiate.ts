@@ -1,4 +1,4 @@
-// Accept-header negotiation: plain JSON, metadata-only (PartialObjectMetadata[List]) or Table (kube-api.md LIST).
+// Accept-header negotiation: plain JSON, metadata-only (PartialObjectMetadata[List]) or Table (docs/kube-api.md LIST).
 import { errors } from '../api/errors.ts'
 
 /** What the response carries. */

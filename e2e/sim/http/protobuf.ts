@@ -1,4 +1,4 @@
-// Kubernetes protobuf request bodies (kube-api.md): the `k8s\0` envelope, a small wire-format reader and the
+// Kubernetes protobuf request bodies (docs/kube-api.md): the `k8s\0` envelope, a small wire-format reader and the
 // field-number table of the objects kubectl's typed generators send, decoded to the JSON shape of the API.
 
 /** The media type kubectl sends typed objects in (`kubectl create deployment|job|cronjob …`). */

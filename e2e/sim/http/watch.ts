@@ -1,5 +1,5 @@
 // WATCH: resume from a resourceVersion (in-stream 410 when too old), synthetic ADDED for RV unset/0, and
-// streaming lists with the end-of-snapshot bookmark or a 422 when WatchList is off (kube-api.md WATCH, Streaming lists).
+// streaming lists with the end-of-snapshot bookmark or a 422 when WatchList is off (docs/kube-api.md WATCH, Streaming lists).
 import type { ServerResponse } from 'node:http'
 import { errors, SimApiError } from '../api/errors.ts'
 import type { ResourceInfo } from '../api/resources.ts'

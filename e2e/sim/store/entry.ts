@@ -37,7 +37,7 @@ export class Entry {
     return this.obj.metadata.uid
   }
 
-  /** List item bytes: the object without kind/apiVersion (kube-api.md LIST). */
+  /** List item bytes: the object without kind/apiVersion (docs/kube-api.md LIST). */
   get itemBytes(): Buffer {
     return (this.#item ??= Buffer.from(JSON.stringify(this.obj)))
   }

@@ -1,4 +1,4 @@
-// Per-resource event history: a ring of the last N events, from which watches resume (kube-api.md WATCH).
+// Per-resource event history: a ring of the last N events, from which watches resume (docs/kube-api.md WATCH).
 import type { Entry } from './entry.ts'
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED'

@@ -137,7 +137,7 @@ export class ObjectStore {
     return this.#table(resource).history
   }
 
-  /** Forgets all history: resuming from any RV before now is "too old" (kube-api.md WATCH). */
+  /** Forgets all history: resuming from any RV before now is "too old" (docs/kube-api.md WATCH). */
   compact(): void {
     for (const t of this.#tables.values()) t.history.reset(this.#rv)
   }

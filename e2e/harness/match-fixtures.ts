@@ -1,6 +1,6 @@
 // Builders shared by the matcher's tests (test-only module: imported by *.test.ts files alone).
-import type { PodMessage } from '../ingest/messages.ts'
-import type { ContainerMeta, OwnerMeta, OwnerRef, PodMeta } from '../model/index.ts'
+import type { PodMessage } from '../../src/ingest/messages.ts'
+import type { ContainerMeta, OwnerMeta, OwnerRef, PodMeta } from '../../src/model/index.ts'
 
 export const rs = (uid: string, deployment?: string, over: Partial<OwnerMeta> = {}): OwnerMeta => ({
   kind: 'ReplicaSet',

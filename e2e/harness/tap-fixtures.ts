@@ -1,13 +1,13 @@
 // Test fixtures of the tap's suites (not part of the public surface): collector byte streams built
-// with the real ingest encoder and LZ4 frame writer, and the protocol.md §6 session.
-import { createLz4FrameWriter, createMessageWriter, encodeMessage, type IngestMessage } from '../ingest/index.ts'
+// with the real ingest encoder and LZ4 frame writer, and the docs/protocol.md §6 session.
+import { createLz4FrameWriter, createMessageWriter, encodeMessage, type IngestMessage } from '../../src/ingest/index.ts'
 
-/** protocol.md §5's timestamp; message i of a fixture carries `TS + i`. */
+/** docs/protocol.md §5's timestamp; message i of a fixture carries `TS + i`. */
 export const TS = 1700000000123456789n
 
 /** A collector's byte stream, built step by step: the raw first message, then one endless LZ4 frame. */
 export interface CollectorStream {
-  /** The first message, raw (protocol.md §1.2). */
+  /** The first message, raw (docs/protocol.md §1.2). */
   first(msg: IngestMessage): Uint8Array
   /** Messages as one block of the current frame (starting a frame when needed). */
   send(messages: readonly IngestMessage[]): Uint8Array
@@ -47,7 +47,7 @@ export function collectorBytes(first: IngestMessage, rest: readonly IngestMessag
 export const VERSION: IngestMessage = { type: 'version_info', major: 0, minor: 11, patch: 0 }
 export const CONNECT: IngestMessage = { type: 'connect', collectorType: 3, hostname: 'kc-host' }
 
-/** protocol.md §6 after `version_info`: the handshake, with one label. */
+/** docs/protocol.md §6 after `version_info`: the handshake, with one label. */
 export const HANDSHAKE: readonly IngestMessage[] = [
   CONNECT,
   { type: 'report_cpu_cores', cpuCoreCount: 8 },
@@ -87,7 +87,7 @@ export const container = (uid: string, containerId: string, containerName: strin
 })
 
 /**
- * A whole protocol.md §6 session after `version_info`: handshake, epoch 1 with three pods (one
+ * A whole docs/protocol.md §6 session after `version_info`: handshake, epoch 1 with three pods (one
  * container reported twice under two schemes, one container for an unknown pod), a delete, a
  * heartbeat round, then epoch 2 re-announcing one pod.
  */

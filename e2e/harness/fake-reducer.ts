@@ -1,8 +1,8 @@
 // Test helper: a minimal real TCP reducer that reads version_info raw (24 bytes), then decodes the
 // rest through the LZ4 frame reader and the message decoder, recording everything per connection.
 import { createServer, type Socket } from 'node:net'
-import { createLz4FrameReader, createMessageDecoder, type TimedMessage } from '../ingest/index.ts'
-import { concatBytes } from '../bytes.ts'
+import { createLz4FrameReader, createMessageDecoder, type TimedMessage } from '../../src/ingest/index.ts'
+import { concatBytes } from '../../src/bytes.ts'
 
 export interface FakeConnection {
   readonly index: number

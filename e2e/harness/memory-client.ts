@@ -1,6 +1,6 @@
 // A KubeClient without sockets: every GET answers 200 with the given body chunks. For tests and
 // benchmarks of the decode path (framing, scanning, converting) alone.
-import { bodyReaders, type KubeClient, type KubeResponse } from './client.ts'
+import { bodyReaders, type KubeClient, type KubeResponse } from '../../src/kube/client.ts'
 
 export function memoryClient(chunks: readonly Uint8Array[]): KubeClient {
   return {

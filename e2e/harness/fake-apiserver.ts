@@ -5,8 +5,8 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import { KubeConfig } from '@kubernetes/client-node'
-import { createKubeClient, type KubeClient, type KubeClientOptions } from './client.ts'
-import { createTestPki, kubeconfigFor, type TestPki } from './tls.test-helpers.ts'
+import { createKubeClient, type KubeClient, type KubeClientOptions } from '../../src/kube/client.ts'
+import { createTestPki, kubeconfigFor, type TestPki } from './test-pki.ts'
 
 /** What the server saw of one request. */
 export interface FakeRequest {
@@ -40,7 +40,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body))
 }
 
-/** A `Status` failure response (kube-api.md). */
+/** A `Status` failure response (docs/kube-api.md). */
 export function sendStatus(res: ServerResponse, code: number, reason: string, message = reason, headers: Record<string, string> = {}): void {
   sendJson(res, code, statusObject(code, reason, message), headers)
 }
@@ -145,7 +145,7 @@ export function replicaSetObject(
   return { kind: 'ReplicaSet', apiVersion: 'apps/v1', metadata, spec: { replicas: 1 }, status: { replicas: 1 } }
 }
 
-/** True when the request asked for metadata only (kube-api.md "Metadata only"). */
+/** True when the request asked for metadata only (docs/kube-api.md "Metadata only"). */
 export function wantsMetadata(req: FakeRequest): boolean {
   return String(req.headers.accept ?? '').includes('as=PartialObjectMetadata')
 }

@@ -1,7 +1,7 @@
-// Exponential backoff with full jitter that resets after a healthy period (kube-api.md step 7;
-// kube-rs `ResetTimerBackoff` over an exponential backoff).
+// Exponential backoff with full jitter that resets after a healthy period, for every retry loop
+// (docs/kube-api.md step 7; kube-rs's ResetTimerBackoff over an exponential backoff).
 
-/** Backoff tuning; every field has the default of kube-api.md step 7. */
+/** Backoff tuning; every field has the default of docs/kube-api.md step 7. */
 export interface BackoffConfig {
   /** First ceiling, ms. Default 800. */
   readonly initialMs: number

@@ -1,5 +1,5 @@
 // Test support: consumes a watch stream in the background and lets a test wait for events.
-import type { StreamEvent } from '../model/types.ts'
+import type { StreamEvent } from '../../src/model/types.ts'
 
 export interface Collected<T> {
   readonly events: StreamEvent<T>[]
