@@ -86,7 +86,7 @@ function estimateRest(q: Queued): number {
 
 /** An outbox writing to `socket` (which it owns the 'drain' events of, not its life). */
 export function createOutbox(socket: Socket, options: OutboxOptions, deps: OutboxDeps): Outbox {
-  const { clock, counters } = deps
+  const { clock } = deps
   const encoder = createFrameEncoder(deps)
   /** The socket length below which queued messages are encoded (a quarter of the limit at most). */
   const lowWater = Math.min(SOCKET_LOW_WATER_BYTES, Math.floor(options.maxBufferedBytes / 4))
