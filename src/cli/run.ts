@@ -80,20 +80,17 @@ export default defineCommand({
       {
         streams,
         registry,
-        createLink: (callbacks) =>
-          createReducerLink(
-            {
-              host: config.intakeHost,
-              port: config.intakePort,
-              hostname: config.hostname,
-              labels: config.labels,
-              version: config.version,
-              heartbeatIntervalMs: config.heartbeatIntervalSecs * 1000,
-              onSession: callbacks.onSession,
-              onDisconnect: callbacks.onDisconnect,
-            },
-            { registry },
-          ),
+        link: createReducerLink(
+          {
+            host: config.intakeHost,
+            port: config.intakePort,
+            hostname: config.hostname,
+            labels: config.labels,
+            version: config.version,
+            heartbeatIntervalMs: config.heartbeatIntervalSecs * 1000,
+          },
+          { registry },
+        ),
       },
     )
 

@@ -1,11 +1,12 @@
 // The collector: the watch streams feed the matching core, the core's messages go to the reducer
 // link; priming, tick timers, forced relists and readiness (docs/behaviour.md §6–§7).
 import type { IngestMessage } from '../ingest/index.ts'
-import type { ReducerLink } from '../link/index.ts'
+import type { LinkEvent, ReducerLink } from '../link/index.ts'
 import { createCollectorCore, type CollectorCore, type StreamName } from '../match/index.ts'
 import type { OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
 import { logger } from '../observe/log.ts'
 import type { Registry } from '../observe/metrics.ts'
+import { sleep, systemClock, type Clock, type TimerHandle } from '../util/clock.ts'
 
 /** One list/watch stream as the collector consumes it. */
 export interface CollectorStream<T> extends AsyncIterable<StreamEvent<T>> {
@@ -28,11 +29,11 @@ export interface CollectorOptions {
 
 export interface CollectorDeps {
   readonly streams: CollectorStreams
-  /** Builds the link; the collector passes the session callbacks. */
-  readonly createLink: (callbacks: { onSession: () => void; onDisconnect: () => void }) => ReducerLink
+  /** The reducer link; the collector runs it once primed and follows its sessions. */
+  readonly link: ReducerLink
   readonly registry: Registry
-  /** Wall clock, ms. Default `Date.now`. */
-  readonly now?: () => number
+  /** Clock and timers (event times, the priming timeout, the tick timer). Default: the system's. */
+  readonly clock?: Clock
 }
 
 export interface Collector {
@@ -47,19 +48,12 @@ const STREAMS: readonly StreamName[] = ['pods', 'replicasets', 'jobs']
 
 export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Collector {
   const log = logger.withTag('collector')
-  const now = deps.now ?? Date.now
+  const clock = deps.clock ?? systemClock
+  const link = deps.link
   const core = createCollectorCore({
     deleteTtlMs: opts.deleteTtlSecs * 1000,
     deleteCapacity: opts.deleteCapacity,
     waitingLimit: opts.waitingLimit,
-  })
-  const link = deps.createLink({
-    onSession: () => {
-      const msgs = core.connect(now())
-      log.info(`reducer session: epoch ${core.stats().epoch}, announcing ${core.stats().podsAnnounced} pods`)
-      send(msgs, now())
-    },
-    onDisconnect: () => core.disconnect(),
   })
 
   const events = deps.registry.counter({
@@ -73,9 +67,9 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
   })
   registerCoreMetrics(deps.registry, core)
 
-  let primedResolve: () => void = () => {}
-  const primed = new Promise<void>((resolve) => (primedResolve = resolve))
-  let tickTimer: ReturnType<typeof setTimeout> | undefined
+  /** Aborted once the core is primed: ends the priming wait. */
+  const primed = new AbortController()
+  let tickTimer: TimerHandle | undefined
   let tickAt = Infinity
   let stopped = false
 
@@ -93,19 +87,50 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     }
     const deadline = core.nextDeadline()
     if (deadline !== undefined && deadline < tickAt && !stopped) {
-      if (tickTimer) clearTimeout(tickTimer)
+      clock.clearTimeout(tickTimer)
       tickAt = deadline
-      tickTimer = setTimeout(onTick, Math.max(0, deadline - now()))
+      tickTimer = clock.setTimeout(onTick, Math.max(0, deadline - clock.now()))
     }
-    if (core.primed) primedResolve()
+    if (core.primed) primed.abort()
   }
 
   function onTick(): void {
     tickTimer = undefined
     tickAt = Infinity
-    const t = now()
+    const t = clock.now()
     send(core.tick(t), t)
     after()
+  }
+
+  /** A link event: each session starts a new epoch with its snapshot (docs/behaviour.md §6). */
+  function onLinkEvent(ev: LinkEvent): void {
+    switch (ev.type) {
+      case 'connected': {
+        const t = clock.now()
+        const msgs = core.connect(t)
+        log.info(`reducer session: epoch ${core.stats().epoch}, announcing ${core.stats().podsAnnounced} pods`)
+        ev.session.send(msgs, t)
+        return
+      }
+      case 'disconnected':
+        core.disconnect()
+        return
+      default: {
+        const never: never = ev
+        throw new Error(`unknown link event ${JSON.stringify(never)}`)
+      }
+    }
+  }
+
+  /** Runs the link until `signal` aborts, following its sessions; a failure handling one is logged, the link goes on. */
+  async function follow(signal: AbortSignal): Promise<void> {
+    for await (const ev of link.run(signal)) {
+      try {
+        onLinkEvent(ev)
+      } catch (err) {
+        log.error(`handling the link's ${ev.type} event failed:`, err)
+      }
+    }
   }
 
   async function consume<T>(name: StreamName, stream: AsyncIterable<StreamEvent<T>>, feed: (ev: StreamEvent<T>, t: number) => IngestMessage[]): Promise<void> {
@@ -114,7 +139,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       let c = byType.get(ev.type)
       if (!c) byType.set(ev.type, (c = events.labels(name, ev.type)))
       c.inc()
-      const t = now()
+      const t = clock.now()
       if (ev.type === 'unavailable') log.warn(`${name}: unavailable (${ev.reason})`)
       send(feed(ev, t), t)
       after()
@@ -143,25 +168,21 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       )
 
       // Priming (§6): connect only once the three initial lists are in, or after the timeout.
-      let primingTimer: ReturnType<typeof setTimeout> | undefined
-      const timedOut = new Promise<'timeout'>((resolve) => (primingTimer = setTimeout(() => resolve('timeout'), opts.primingTimeoutSecs * 1000)))
-      const aborted = new Promise<'aborted'>((resolve) => signal.addEventListener('abort', () => resolve('aborted'), { once: true }))
-      const outcome = await Promise.race([primed.then(() => 'primed' as const), timedOut, aborted])
-      clearTimeout(primingTimer)
-      if (outcome === 'timeout') {
-        const missing = STREAMS.filter((s) => !core.stats().primed[s])
-        log.warn(`priming timeout (${opts.primingTimeoutSecs}s): connecting without the initial list of ${missing.join(', ')}`)
-        for (const s of missing) send(core.markUnavailable(s, 'priming timeout'), now())
-        after()
-      } else if (outcome === 'primed') {
+      await sleep(clock, opts.primingTimeoutSecs * 1000, AbortSignal.any([signal, primed.signal]))
+      if (primed.signal.aborted) {
         const s = core.stats()
         log.info(`primed: ${s.podsStored} pods, ${s.replicaSetsStored} replicasets, ${s.jobsStored} jobs`)
+      } else if (!signal.aborted) {
+        const missing = STREAMS.filter((s) => !core.stats().primed[s])
+        log.warn(`priming timeout (${opts.primingTimeoutSecs}s): connecting without the initial list of ${missing.join(', ')}`)
+        for (const s of missing) send(core.markUnavailable(s, 'priming timeout'), clock.now())
+        after()
       }
 
-      const linkDone = signal.aborted ? Promise.resolve() : link.run(signal)
+      const linkDone = signal.aborted ? Promise.resolve() : follow(signal)
       await Promise.all([linkDone, ...consumers])
       stopped = true
-      if (tickTimer) clearTimeout(tickTimer)
+      clock.clearTimeout(tickTimer)
     },
   }
 }

@@ -1,26 +1,7 @@
 // The reducer link's configuration: every duration and limit with its default in one place
 // (docs/behaviour.md §7, docs/protocol.md §6); tests shrink the durations to milliseconds.
 import { availableParallelism, cpus } from 'node:os'
-import type { DisconnectCause } from './errors.ts'
 import type { HandshakeInfo } from './handshake.ts'
-
-/** What the owner learns when a session is established (the handshake is already flushed). */
-export interface SessionInfo {
-  /** 1 for the first connection of the process, then 2, 3 … */
-  readonly connection: number
-  /** The address connected to (the resolved one when `host` is a name). */
-  readonly address: string
-  readonly port: number
-}
-
-/** Why a session ended, told to the owner. */
-export interface DisconnectReason {
-  readonly cause: DisconnectCause
-  /** The failure, absent for `shutdown` and a clean close by the reducer. */
-  readonly error?: Error
-  /** How long the session was up, ms. */
-  readonly uptimeMs: number
-}
 
 export interface LinkConfig extends HandshakeInfo {
   /** Reducer host: an IP address or a DNS name (resolved on every attempt). */
@@ -47,13 +28,6 @@ export interface LinkConfig extends HandshakeInfo {
   readonly maxBufferedBytes: number
   /** How long a clean shutdown waits for the socket to close before destroying it, ms. Default 2,000. */
   readonly closeTimeoutMs: number
-  /**
-   * Called synchronously once the handshake is flushed; messages `send` from inside (or right after)
-   * follow the handshake on the wire. The owner sends `pod_resync(epoch)` + announcements here.
-   */
-  readonly onSession: (info: SessionInfo) => void
-  /** Called synchronously when an established session ends (before any reconnect). */
-  readonly onDisconnect: (reason: DisconnectReason) => void
 }
 
 /** Required fields; everything else defaults (see {@link LinkConfig}). */
@@ -88,8 +62,6 @@ export function resolveLinkConfig(opts: LinkOptions): LinkConfig {
     drainTimeoutMs: 30_000,
     maxBufferedBytes: 16 * 1024 * 1024,
     closeTimeoutMs: 2_000,
-    onSession: () => {},
-    onDisconnect: () => {},
     ...stripUndefined(opts),
     host: opts.host,
     port: opts.port,

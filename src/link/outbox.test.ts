@@ -1,0 +1,90 @@
+// The outbox over a real socket to the fake reducer, on fake time: bytes handed, flush delay,
+// drain timeout and the byte limit (docs/behaviour.md §7, README "Decisions where the spec is silent").
+import { connect, type Socket } from 'node:net'
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { concatBytes } from '../bytes.ts'
+import type { IngestMessage } from '../ingest/index.ts'
+import { logger } from '../observe/log.ts'
+import { createRegistry } from '../observe/metrics.ts'
+import { createRateLimitedLog } from '../observe/rate-limit.ts'
+import { createFakeClock, type FakeClock } from '../../e2e/harness/fake-clock.ts'
+import { types } from '../../e2e/harness/fake-reducer.ts'
+import { fakeReducer, noisyContainer } from '../../e2e/harness/link-fixtures.ts'
+import type { BackpressureError } from './errors.ts'
+import { createOutbox, type Outbox, type OutboxOptions } from './outbox.ts'
+import { createCounters, type LinkCounters } from './stats.ts'
+
+beforeAll(() => {
+  logger.level = -999
+})
+
+const defaults: OutboxOptions = { flushDelayMs: 100, flushBytes: 60 * 1024, drainTimeoutMs: 30_000, maxBufferedBytes: 16 * 1024 * 1024 }
+
+async function socketTo(port: number): Promise<Socket> {
+  const socket = connect({ host: '127.0.0.1', port, noDelay: true })
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve)
+    socket.once('error', reject)
+  })
+  onTestFinished(() => void socket.destroy())
+  return socket
+}
+
+/** An outbox on a fresh connection to `port`, with what it reports. */
+async function outboxTo(port: number, options: Partial<OutboxOptions> = {}): Promise<{ outbox: Outbox; clock: FakeClock; counters: LinkCounters; stuck: BackpressureError[] }> {
+  const clock = createFakeClock(0)
+  const stuck: BackpressureError[] = []
+  const latency = createRegistry().histogram({ name: 'latency_seconds', help: 'test', buckets: [1] })
+  const deps = { clock, counters: createCounters(), latency, log: createRateLimitedLog(logger), stuck: (err: BackpressureError) => void stuck.push(err) }
+  const outbox = createOutbox(await socketTo(port), { ...defaults, ...options }, deps)
+  onTestFinished(() => outbox.close())
+  return { outbox, clock, counters: deps.counters, stuck }
+}
+
+/** More than the kernel buffers of a loopback connection whose reader is stuck can hold. */
+const burst = (first?: IngestMessage): IngestMessage[] => [...(first ? [first] : []), ...Array.from({ length: 600 }, (_, i) => noisyContainer(i))]
+
+describe('outbox', () => {
+  it('hands version_info, LZ4 blocks at the flush delay and the EndMark to the socket, and counts every byte', async () => {
+    const r = await fakeReducer()
+    const { outbox, clock, counters } = await outboxTo(r.port)
+    outbox.writeRaw({ type: 'version_info', major: 0, minor: 11, patch: 0 })
+    outbox.send([{ type: 'heartbeat' }])
+    await clock.advance(60)
+    outbox.send([{ type: 'collector_health', status: 0, detail: 0 }])
+    await clock.advance(39)
+    expect(counters.flushes).toBe(0)
+    await clock.advance(1)
+    expect(counters.flushes).toBe(1)
+    const c = await r.connection(0)
+    await c.waitFor((m) => m.length === 3, 5_000, 'both messages')
+    outbox.end()
+    expect(outbox.send([{ type: 'heartbeat' }])).toBe(false)
+    await c.waitFor(() => c.received === outbox.handedBytes, 5_000, 'every byte handed')
+    expect(types(c.messages)).toEqual(['version_info', 'heartbeat', 'collector_health'])
+    expect([...concatBytes(c.raw).subarray(-4)]).toEqual([0, 0, 0, 0])
+  })
+
+  it('reports a socket that has not drained for drainTimeoutMs, not before', async () => {
+    const r = await fakeReducer({ reads: () => false })
+    const { outbox, clock, stuck } = await outboxTo(r.port, { drainTimeoutMs: 5_000 })
+    outbox.send(burst())
+    await clock.advance(4_999)
+    expect(stuck).toEqual([])
+    await clock.advance(1)
+    expect(stuck.map((e) => e.kind)).toEqual(['drain_timeout'])
+  })
+
+  it('counts queued batches against the byte limit, but not a queued resync', async () => {
+    const r = await fakeReducer({ reads: () => false })
+    const limits = { maxBufferedBytes: 256 * 1024 }
+    const batches = await outboxTo(r.port, limits)
+    batches.outbox.send(burst())
+    expect(batches.outbox.overflow()?.kind).toBe('buffer_overflow')
+    const resync = await outboxTo(r.port, limits)
+    resync.outbox.send(burst({ type: 'pod_resync', resyncCount: 1n }))
+    expect(resync.outbox.overflow()).toBeUndefined()
+    // Still waiting, as messages rather than bytes in the socket.
+    expect(resync.outbox.bufferedBytes).toBeGreaterThan(1_000_000)
+  })
+})
