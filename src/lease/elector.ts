@@ -123,6 +123,12 @@ async function drive(api: LeaseApi, t: ElectionTiming, opts: ElectionOptions, si
       case 'standby': {
         // Jitter within [1, 1.2) retry periods keeps standbys apart and a released Lease taken within 1.2 of them.
         const jittered = Math.round(t.retryPeriodMs * (1 + (JITTER_FACTOR - 1) * random()))
+        if (failure === undefined) {
+          // Try again the moment a foreign holder's lease expires rather than up to a retry period later.
+          const r = next.seen?.record
+          const expiresIn = r && r.holderIdentity !== '' && r.holderIdentity !== opts.identity ? next.seen!.at + r.leaseDurationSeconds * 1000 - clock.now() : 0
+          return expiresIn > 0 ? Math.min(jittered, expiresIn) : jittered
+        }
         if (!(failure instanceof KubeApiError)) return jittered
         if (failure.status === 401 || failure.status === 403 || failure.status === 404) return jittered + backoff.next()
         return Math.max(jittered, Math.min(failure.retryAfterMs ?? 0, backoffConfig.maxMs))
