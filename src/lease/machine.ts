@@ -83,7 +83,7 @@ export function stop(state: ElectorState, identity: string): StepResult {
 }
 
 /** A 409: Conflict on update (stale resourceVersion) or AlreadyExists on create — another writer won the race. */
-export function isConflict(err: unknown): boolean {
+function isConflict(err: unknown): boolean {
   return err instanceof KubeApiError && err.status === 409
 }
 
