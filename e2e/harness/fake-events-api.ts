@@ -54,9 +54,14 @@ export interface FakeEventsApi {
   fault: EventsFault | undefined
   /** False: events.k8s.io/v1 answers 404, as an API server that does not serve it. Default true. */
   servesEventsV1: boolean
+  /** Requests as the client sent them: when (on the `now` of the options), before any network delay. */
+  readonly sent: Array<{ readonly method: string; readonly at: number }>
+  /** Answers the client has read to the end (failures included). */
+  readonly answered: number
   events(): EventView[]
   /** Deletes a stored event (its TTL ran out). */
   expire(namespace: string, name: string): void
+  /** A client with the test PKI that notes what it sends ({@link sent}) and reads ({@link answered}). */
   client(): KubeWriteClient
   /** Resolves once `n` requests matched `pred` (all by default) and were answered (stalled ones: received). */
   waitForRequests(n: number, pred?: (r: SeenEventRequest) => boolean, timeoutMs?: number): Promise<SeenEventRequest[]>
@@ -167,10 +172,27 @@ export async function startFakeEventsApi(opts: { now?: () => number } = {}): Pro
     servesEventsV1: true,
     events: () => [...stored.values()].map(({ group, obj, updates }) => view(group, obj, updates)),
     expire: (namespace, name) => void stored.delete(`${namespace}/${name}`),
+    sent: [],
+    answered: 0,
     client() {
       const kc = new KubeConfig()
       kc.loadFromString(kubeconfig)
-      return createKubeClient({ kubeConfig: kc })
+      const inner = createKubeClient({ kubeConfig: kc })
+      const counted = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
+        try {
+          return await f(...a)
+        } finally {
+          ;(api as { answered: number }).answered++
+        }
+      }
+      return {
+        ...inner,
+        async send(path, opts) {
+          api.sent.push({ method: opts.method, at: now() })
+          const res = await inner.send(path, opts)
+          return { ...res, status: res.status, header: res.header, text: counted(res.text), bytes: counted(res.bytes) }
+        },
+      }
     },
     waitForRequests(n, pred = () => true, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {

@@ -2,7 +2,6 @@
 // time: one object per cause with a growing series, the write budget, retries, the 403 switch-off,
 // the core/v1 fallback, and the drain at shutdown (docs/events.md).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { KubeWriteClient } from '../kube/client.ts'
 import { createRegistry, type Registry } from '../observe/metrics.ts'
 import { createFakeClock, type FakeClock } from '../../e2e/harness/fake-clock.ts'
 import { startFakeEventsApi, type FakeEventsApi } from '../../e2e/harness/fake-events-api.ts'
@@ -21,33 +20,9 @@ let registry: Registry
 let abort: AbortController
 let rec: EventRecorder
 let done: Promise<void>
-/** Requests as the recorder sent them, on its clock (ms since the start), and how many answers it has read. */
-let sent: Array<{ method: string; at: number }>
-let answered: number
-
-/** The fake server's client, noting when the recorder sends and when it has read an answer. */
-function traced(inner: KubeWriteClient): Pick<KubeWriteClient, 'send'> {
-  return {
-    async send(path, opts) {
-      sent.push({ method: opts.method, at: clock.now() - 1_700_000_000_000 })
-      const res = await inner.send(path, opts)
-      const read = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-        try {
-          return await f(...a)
-        } finally {
-          answered++
-        }
-      }
-      return { ...res, status: res.status, header: res.header, text: read(res.text), bytes: read(res.bytes) }
-    },
-  }
-}
-
 function start(limits: Partial<EventLimits> = {}): void {
   registry = createRegistry()
-  sent = []
-  answered = 0
-  rec = createEventRecorder({ self, limits }, { client: traced(api.client()), registry, clock, random: () => 0.5 })
+  rec = createEventRecorder({ self, limits }, { client: api.client(), registry, clock, random: () => 0.5 })
   done = rec.run(abort.signal)
 }
 
@@ -57,6 +32,9 @@ function metric(name: 'emitted' | 'dropped', label: string): number {
   const line = registry.render().split('\n').find((l) => l.startsWith(`${key} `))
   return line ? Number(line.slice(key.length + 1)) : 0
 }
+
+/** The fake clock's start. */
+const T0 = 1_700_000_000_000
 
 const until = (what: string, probe: () => boolean): Promise<true> => waitFor(what, () => (probe() ? true : undefined), { timeoutMs: 10_000 })
 
@@ -89,7 +67,7 @@ describe('event recorder over HTTPS (fake time)', () => {
     expect(events[0]).toMatchObject({ group: 'events.k8s.io/v1', reason: 'ReducerUnreachable', type: 'Warning', action: 'Connect', count: 13, regarding: { kind: 'Pod', name: 'collector-7f9c', uid: 'u-1' }, updates: 3 })
     expect(events[0]!.note).toContain('Cannot connect to the reducer at reducer:7000: connection refused')
     expect(events[0]!.eventTime).toMatch(/\.\d{6}Z$/)
-    expect(sent).toEqual([{ method: 'POST', at: 0 }, { method: 'PATCH', at: 30_000 }, { method: 'PATCH', at: 60_000 }, { method: 'PATCH', at: 90_000 }])
+    expect(api.sent).toEqual([{ method: 'POST', at: T0 }, { method: 'PATCH', at: T0 + 30_000 }, { method: 'PATCH', at: T0 + 60_000 }, { method: 'PATCH', at: T0 + 90_000 }])
     expect(api.requests.map((r) => r.status)).toEqual([201, 200, 200, 200])
   })
 
@@ -103,7 +81,7 @@ describe('event recorder over HTTPS (fake time)', () => {
       await until(`create ${n}`, () => metric('emitted', 'ReducerConnected') === n)
     }
     await clock.advance(60_000)
-    const at = sent.map((r) => r.at)
+    const at = api.sent.map((r) => r.at)
     expect(at).toHaveLength(64)
     const worst = Math.max(...at.map((t) => at.filter((u) => u >= t && u <= t + 60_000).length))
     expect(worst).toBeLessThanOrEqual(20)
@@ -132,12 +110,12 @@ describe('event recorder over HTTPS (fake time)', () => {
     start()
     rec.record(down)
     for (let i = 1; i <= 4; i++) {
-      await until(`answer ${i}`, () => answered === i)
+      await until(`answer ${i}`, () => api.answered === i)
       await clock.advance(5_000) // more than any backoff: full jitter under 1, 2, 4 s
     }
     await until('the drop', () => metric('dropped', 'failed') === 1)
     expect(api.requests.map((r) => r.status)).toEqual([500, 500, 500, 500])
-    expect(sent.at(-1)!.at).toBeLessThanOrEqual(60_000)
+    expect(api.sent.at(-1)!.at - T0).toBeLessThanOrEqual(60_000)
     api.fault = undefined
     rec.record(distinct(1))
     await until('the next create', () => metric('emitted', 'ReducerConnected') === 1)
@@ -152,13 +130,13 @@ describe('event recorder over HTTPS (fake time)', () => {
     start()
     rec.record(down)
     for (let i = 1; i <= 4; i++) {
-      await until(`request ${i}`, () => sent.length === i)
+      await until(`request ${i}`, () => api.sent.length === i)
       await clock.advance(10_000) // the whole-request timeout
       await clock.advance(5_000) // the backoff
     }
     await until('the drop', () => metric('dropped', 'failed') === 1)
     expect(api.requests).toHaveLength(4)
-    expect(sent.map((r) => r.at)).toEqual([0, 10_500, 21_500, 33_500]) // 10 s timeouts, then 0.5, 1, 2 s of backoff (random 0.5): the last gives up at 43.5 s
+    expect(api.sent.map((r) => r.at)).toEqual([0, 10_500, 21_500, 33_500].map((t) => T0 + t)) // 10 s timeouts, then 0.5, 1, 2 s of backoff (random 0.5): the last gives up at 43.5 s
   })
 
   it('429 with Retry-After: waits that long before the retry', async () => {
@@ -166,13 +144,13 @@ describe('event recorder over HTTPS (fake time)', () => {
     api.fault = () => (refusals-- > 0 ? { status: 429, reason: 'TooManyRequests', retryAfterSeconds: 7 } : undefined)
     start()
     rec.record(down)
-    await until('the answer', () => answered === 1)
+    await until('the answer', () => api.answered === 1)
     await clock.advance(6_999)
-    expect(sent).toHaveLength(1)
+    expect(api.sent).toHaveLength(1)
     await clock.advance(1)
     await until('the retry', () => metric('emitted', 'ReducerUnreachable') === 1)
     expect(api.requests.map((r) => r.status)).toEqual([429, 201])
-    expect(sent.map((r) => r.at)).toEqual([0, 7_000])
+    expect(api.sent.map((r) => r.at)).toEqual([T0, T0 + 7_000])
   })
 
   it('falls back to core/v1 where events.k8s.io/v1 is not served (404), and stays there', async () => {
