@@ -22,9 +22,6 @@ export default defineCommand({
       return
     }
     configureLogger({ level: config.logLevel, format: config.logFormat })
-    // stdout carries the message lines only (pipe-friendly: `tap --print | grep pod_delete`);
-    // every log line goes to stderr.
-    logger.options.stdout = process.stderr
     const log = logger.withTag('tap')
 
     const color = process.stdout.isTTY === true && !process.env.NO_COLOR
@@ -34,6 +31,8 @@ export default defineCommand({
         }
       : undefined
 
+    // Armed before the listening line, so that a SIGTERM right after it still shuts down cleanly.
+    const stopping = untilSignal()
     let tap: Tap
     try {
       tap = await startTap({
@@ -53,7 +52,7 @@ export default defineCommand({
     const http = config.http ? `, HTTP API on http://${config.http.host}:${tap.httpPort} (/state, /events, /healthz)` : ''
     log.info(`listening for collectors on ${config.listen.host}:${tap.tcpPort}${http}${config.out ? `, writing ${config.out}` : ''}`)
 
-    const signal = await untilSignal()
+    const signal = await stopping
     log.info(`${signal}: shutting down`)
     await tap.close()
     const totals = tap.state().totals
