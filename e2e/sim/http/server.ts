@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TLSSocket } from 'node:tls'
 import { errors, SimApiError } from '../api/errors.ts'
+import { ADMIN_CN } from '../tls/pki.ts'
 import type { DeleteOptions, PatchType } from '../api/object-api.ts'
 import { objectKey, type ResourceInfo } from '../api/resources.ts'
 import type { Entry } from '../store/entry.ts'
@@ -168,10 +169,15 @@ function verbOf(method: string, named: boolean, watch: boolean): Verb {
   throw errors.methodNotAllowed()
 }
 
-/** Client certificates signed by the simulator's CA, or the bearer token. */
+/**
+ * The admin client certificate (signed by the simulator's CA, CN=sim-admin) or the bearer token.
+ * `authorized` alone is not enough: Node reports a TLS 1.3 session resumed without any client
+ * certificate as authorized (it takes the resumption PSK for authentication), so every request
+ * after the first 401 on a connection-pooling client would pass. The peer certificate must be there.
+ */
 function authenticated(ctx: ServerContext, req: IncomingMessage): boolean {
   const socket = req.socket as TLSSocket
-  if (socket.authorized) return true
+  if (socket.authorized && socket.getPeerCertificate()?.subject?.CN === ADMIN_CN) return true
   const header = req.headers.authorization
   return header !== undefined && header === `Bearer ${ctx.config.token}`
 }

@@ -13,6 +13,9 @@ export interface Pki {
   readonly clientKey: string
 }
 
+/** The subject CN of the admin client certificate; the server accepts no other certificate. */
+export const ADMIN_CN = 'sim-admin'
+
 const EC = { name: 'ECDSA', namedCurve: 'P-256' } as const
 const SIGN = { name: 'ECDSA', hash: 'SHA-256' } as const
 const DAY = 24 * 3600 * 1000
@@ -41,7 +44,7 @@ export async function generatePki(host: string): Promise<Pki> {
     names.push(/^[\d.]+$|:/.test(host) ? { type: 'ip', value: host } : { type: 'dns', value: host })
   }
   const server = await leaf(ca, caKeys, 'CN=kube-apiserver', x509.ExtendedKeyUsage.serverAuth, notBefore, notAfter, names)
-  const client = await leaf(ca, caKeys, 'CN=sim-admin, O=system:masters', x509.ExtendedKeyUsage.clientAuth, notBefore, notAfter)
+  const client = await leaf(ca, caKeys, `CN=${ADMIN_CN}, O=system:masters`, x509.ExtendedKeyUsage.clientAuth, notBefore, notAfter)
   return {
     caCert: ca.toString('pem'),
     serverCert: server.cert, serverKey: server.key,
