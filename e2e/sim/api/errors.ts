@@ -83,6 +83,12 @@ export const errors = {
     new SimApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds }),
   internal: (message: string) =>
     new SimApiError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
+  serviceUnavailable: (retryAfterSeconds?: number) =>
+    new SimApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request',
+      retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined),
+  timeout: (retryAfterSeconds?: number) =>
+    new SimApiError(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout',
+      retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined),
   tooLargeResourceVersion: (requested: number, current: number) =>
     new SimApiError(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`, {
       causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1,

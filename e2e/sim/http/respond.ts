@@ -22,7 +22,7 @@ export function sendJson(res: ServerResponse, status: number, body: string | Uin
 export function sendError(res: ServerResponse, err: unknown): void {
   const apiErr = err instanceof SimApiError ? err : errors.internal(err instanceof Error ? err.message : String(err))
   const headers: Record<string, string> = {}
-  if (apiErr.code === 429 || (apiErr.code === 504 && apiErr.details?.retryAfterSeconds)) {
+  if (apiErr.code === 429 || ((apiErr.code === 503 || apiErr.code === 504) && apiErr.details?.retryAfterSeconds !== undefined)) {
     headers['Retry-After'] = String(apiErr.details?.retryAfterSeconds ?? 1)
   }
   sendJson(res, apiErr.code, JSON.stringify(apiErr.toStatus()), headers)

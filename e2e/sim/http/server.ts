@@ -6,7 +6,7 @@ import { ADMIN_CN } from '../tls/pki.ts'
 import type { DeleteOptions, PatchType } from '../api/object-api.ts'
 import { objectKey, type ResourceInfo } from '../api/resources.ts'
 import type { Entry } from '../store/entry.ts'
-import type { SimFaults } from '../types.ts'
+import { handleAdmin, type AdminHooks } from './admin.ts'
 import type { ServerContext } from './context.ts'
 import { discoveryDocument } from './discovery.ts'
 import { handleList } from './list.ts'
@@ -17,38 +17,36 @@ import { parseRoute } from './route.ts'
 import { renderTable } from './table.ts'
 import { handleWatch } from './watch.ts'
 
-/** What the `/sim/…` admin endpoints drive. */
-export interface AdminHooks {
-  readonly faults: SimFaults
-  runCronJobNow(namespace: string, name: string): void
-  stats(): object
-}
-
 const PATCH_TYPES: Record<string, PatchType> = {
   'application/merge-patch+json': 'merge',
   'application/strategic-merge-patch+json': 'strategic',
   'application/json-patch+json': 'json',
 }
 
+/** The credentials the server accepts besides the admin certificate (they change with a fresh PKI). */
+export interface AuthHooks {
+  token(): string
+}
+
 /** Builds the Node request listener of the simulated API server. */
-export function createHandler(ctx: ServerContext, admin: AdminHooks): (req: IncomingMessage, res: ServerResponse) => void {
+export function createHandler(ctx: ServerContext, admin: AdminHooks, auth: AuthHooks): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     ctx.requests++
-    handle(ctx, admin, req, res).catch((err) => {
+    handle(ctx, admin, auth, req, res).catch((err) => {
       if (!res.headersSent) sendError(res, err)
       else res.destroy()
     })
   }
 }
 
-async function handle(ctx: ServerContext, admin: AdminHooks, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(ctx: ServerContext, admin: AdminHooks, auth: AuthHooks, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'https://sim')
   const route = parseRoute(url.pathname)
   if (route.type === 'health') {
     sendJson(res, 200, 'ok', { 'Content-Type': 'text/plain; charset=utf-8' })
     return
   }
-  if (!authenticated(ctx, req)) throw errors.unauthorized()
+  if (!authenticated(auth, req)) throw errors.unauthorized()
   if (ctx.faults.delayMs > 0) await new Promise((r) => setTimeout(r, ctx.faults.delayMs))
   const method = req.method ?? 'GET'
   switch (route.type) {
@@ -175,11 +173,11 @@ function verbOf(method: string, named: boolean, watch: boolean): Verb {
  * certificate as authorized (it takes the resumption PSK for authentication), so every request
  * after the first 401 on a connection-pooling client would pass. The peer certificate must be there.
  */
-function authenticated(ctx: ServerContext, req: IncomingMessage): boolean {
+function authenticated(auth: AuthHooks, req: IncomingMessage): boolean {
   const socket = req.socket as TLSSocket
   if (socket.authorized && socket.getPeerCertificate()?.subject?.CN === ADMIN_CN) return true
   const header = req.headers.authorization
-  return header !== undefined && header === `Bearer ${ctx.config.token}`
+  return header !== undefined && header === `Bearer ${auth.token()}`
 }
 
 function must(ctx: ServerContext, r: ResourceInfo, namespace: string | undefined, name: string): Entry {
@@ -239,44 +237,4 @@ function setScale(ctx: ServerContext, r: ResourceInfo, namespace: string | undef
     throw errors.invalid('Scale', name, 'spec.replicas', 'Invalid value', `${JSON.stringify(replicas)}: must be greater than or equal to 0`, 'autoscaling')
   }
   return ctx.api.patch(r, namespace, name, 'merge', { spec: { replicas } })
-}
-
-const FAULTS = new Set(['dropWatches', 'stallWatches', 'compact', 'restart', 'failRequests', 'clearFailures', 'slowResponses', 'malformedLine'])
-
-/**
- * `POST /sim/faults/NAME` (JSON body: the method's options), `POST /sim/cronjobs/NS/NAME/run`,
- * `GET /sim/stats`: the simulator's controls for tools that drive it from another process.
- */
-async function handleAdmin(admin: AdminHooks, method: string, segs: readonly string[], req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (method === 'GET' && segs.length === 1 && segs[0] === 'stats') return sendJson(res, 200, JSON.stringify(admin.stats()))
-  if (method !== 'POST') throw errors.methodNotAllowed()
-  const body = (await readJsonBody(req)) ?? {}
-  if (segs[0] === 'faults' && segs.length === 2 && FAULTS.has(segs[1])) {
-    const f = admin.faults
-    switch (segs[1]) {
-      case 'dropWatches': f.dropWatches({ abrupt: body.abrupt === true }); break
-      case 'stallWatches': f.stallWatches(body.on !== false); break
-      case 'compact': f.compact(); break
-      case 'restart': f.restart(); break
-      case 'failRequests':
-        try {
-          f.failRequests(body)
-        } catch (err) {
-          throw errors.badRequest((err as Error).message)
-        }
-        break
-      case 'clearFailures': f.clearFailures(); break
-      case 'slowResponses': f.slowResponses(Number(body.delayMs ?? 0)); break
-      case 'malformedLine':
-        if (typeof body.resource !== 'string') throw errors.badRequest('malformedLine needs {"resource": PLURAL}')
-        f.malformedLine(body.resource)
-        break
-    }
-    return sendJson(res, 200, JSON.stringify({ ok: true, fault: segs[1] }))
-  }
-  if (segs[0] === 'cronjobs' && segs.length === 4 && segs[3] === 'run') {
-    admin.runCronJobNow(segs[1], segs[2])
-    return sendJson(res, 200, JSON.stringify({ ok: true }))
-  }
-  throw errors.resourceNotFound()
 }

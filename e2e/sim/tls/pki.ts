@@ -7,6 +7,7 @@ x509.cryptoProvider.set(globalThis.crypto)
 /** PEM material of one run. */
 export interface Pki {
   readonly caCert: string
+  readonly caKey: string
   readonly serverCert: string
   readonly serverKey: string
   readonly clientCert: string
@@ -45,8 +46,9 @@ export async function generatePki(host: string): Promise<Pki> {
   }
   const server = await leaf(ca, caKeys, 'CN=kube-apiserver', x509.ExtendedKeyUsage.serverAuth, notBefore, notAfter, names)
   const client = await leaf(ca, caKeys, `CN=${ADMIN_CN}, O=system:masters`, x509.ExtendedKeyUsage.clientAuth, notBefore, notAfter)
+  const caKey = x509.PemConverter.encode(await crypto.subtle.exportKey('pkcs8', caKeys.privateKey), 'PRIVATE KEY')
   return {
-    caCert: ca.toString('pem'),
+    caCert: ca.toString('pem'), caKey,
     serverCert: server.cert, serverKey: server.key,
     clientCert: client.cert, clientKey: client.key,
   }
