@@ -1,5 +1,6 @@
 // Query-string options of list and watch requests (ListOptions), parsed and checked once.
 import { errors } from '../api/errors.ts'
+import type { ResourceInfo } from '../api/resources.ts'
 import { parseFieldSelector, parseLabelSelector, type Selector } from '../api/selectors.ts'
 
 export interface ListQuery {
@@ -20,8 +21,8 @@ export interface ListQuery {
 
 const truthy = (v: string | null) => v === 'true' || v === '1'
 
-/** Parses ListOptions; malformed values are 400 BadRequest. */
-export function parseListQuery(q: URLSearchParams, watchPath: boolean): ListQuery {
+/** Parses the ListOptions of a request for `r`; malformed values are 400 BadRequest. */
+export function parseListQuery(q: URLSearchParams, watchPath: boolean, r: ResourceInfo): ListQuery {
   const int = (name: string): number | undefined => {
     const v = q.get(name)
     if (v === null || v === '') return undefined
@@ -36,7 +37,7 @@ export function parseListQuery(q: URLSearchParams, watchPath: boolean): ListQuer
   const ls = q.get('labelSelector')
   if (ls) selectors.push(parseLabelSelector(ls))
   const fs = q.get('fieldSelector')
-  if (fs) selectors.push(parseFieldSelector(fs))
+  if (fs) selectors.push(parseFieldSelector(fs, r))
   const sie = q.get('sendInitialEvents')
   return {
     watch: watchPath || truthy(q.get('watch')),

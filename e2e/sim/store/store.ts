@@ -33,6 +33,7 @@ export class ObjectStore {
   constructor(historyWindow: number, startRv = 0) {
     this.#rv = startRv
     for (const r of RESOURCES) {
+      if (r.storageGroup !== undefined) continue // served from another group's table
       this.#tables.set(r.plural, {
         resource: r, objects: new Map(), sortedKeys: null, history: new History(historyWindow, startRv), sinks: new Set(),
       })
