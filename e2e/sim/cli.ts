@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import { FAULT_NAMES } from './http/admin.ts'
 import { startSimulator } from './index.ts'
+import { watchLauncher } from './launcher.ts'
 import type { SimOptions } from './types.ts'
 
 /** One command-line flag: its SimOptions field, how its value is read, and its help line. */
@@ -75,12 +76,16 @@ try {
   process.exit(1)
 }
 process.stdout.write(`sim: serving ${sim.url} (kubeconfig: ${out}); Ctrl-C or SIGTERM stops it\n`)
+// The launcher may be gone with its pipes: a failed log line must not stop the shutdown.
+process.stdout.on('error', () => {})
 let stopping = false
-const stop = (signal: string) => {
+const stop = (why: string) => {
   if (stopping) return
   stopping = true
-  process.stdout.write(`sim: ${signal}, stopping\n`)
+  process.stdout.write(`sim: ${why}, stopping\n`)
   sim!.close().then(() => process.exit(0), () => process.exit(1))
 }
 process.on('SIGTERM', () => stop('SIGTERM'))
 process.on('SIGINT', () => stop('SIGINT'))
+process.on('SIGHUP', () => stop('SIGHUP'))
+watchLauncher(() => stop('launcher gone (npm run passes SIGTERM to sh only)'))
