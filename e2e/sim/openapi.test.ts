@@ -193,6 +193,11 @@ describe('OpenAPI documents and field validation over HTTP', () => {
       method: 'PATCH', body: { spec: { bogus: 1 } }, headers: { 'Content-Type': 'application/merge-patch+json' },
     })
     expect(patched).toMatchObject({ status: 400, body: { message: 'strict decoding error: unknown field "spec.bogus"' } })
+    const yaml = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: from-yaml\n  labels: {via: curl}\nspec:\n  containers:\n  - name: c\n    image: i\n'
+    const applied = await rawJson(sim, '/api/v1/namespaces/kube-public/pods/from-yaml?fieldManager=curl', {
+      method: 'PATCH', body: yaml, headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    })
+    expect(applied).toMatchObject({ status: 201, body: { metadata: { name: 'from-yaml', labels: { via: 'curl' } } } })
     const noManager = await rawJson(sim, '/api/v1/namespaces/kube-public/pods/warned', {
       method: 'PATCH', body: pod('warned'), headers: { 'Content-Type': 'application/apply-patch+yaml' },
     })

@@ -62,6 +62,15 @@ describe('in-process restart', () => {
     expect(sim.stats.faults.down).toBe(false)
   })
 
+  it('over HTTP: POST /sim/faults/restart is answered, then the port refuses connections, then serves again', async () => {
+    const sim = await start({ nodes: 1, controllers: false })
+    const res = await raw(sim, '/sim/faults/restart', { method: 'POST', body: { downMs: 800 } })
+    expect(res.status).toBe(200)
+    await until('connections refused', async () => (await probe(sim.url)) === 'refused')
+    await until('serving again', async () => (await probe(sim.url)) === 'open', 10_000)
+    expect((await raw(sim, '/api/v1/namespaces')).status).toBe(200)
+  })
+
   it('with freshPki: the old kubeconfig is refused (unknown CA), a new one works', async () => {
     const sim = await start({ nodes: 1, controllers: false })
     const old = join(dir, 'old.kubeconfig')
