@@ -1,26 +1,17 @@
 // Events (issue 23): events.k8s.io/v1 and core/v1 events are the same stored objects, converted both
 // ways; the events.k8s.io rules of the API server (422 and decoding 400s); field selectors; injected
 // write failures; kubectl get events and kubectl describe pod.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator } from './index.ts'
-import { kubectl, rawJson, until, watchLines } from './test-client.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Simulator } from './index.ts'
+import { kubectl, rawJson, until, useSimulator, watchLines } from './test-client.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sim-events-'))
-const kubeconfig = join(dir, 'kubeconfig')
+const t = useSimulator({ nodes: 1, podStartDelayMs: 10 }, 'sim-events-')
 let sim: Simulator
 let pod: any
 
-beforeAll(async () => {
-  sim = await startSimulator({ nodes: 1, podStartDelayMs: 10 })
-  await sim.writeKubeconfig(kubeconfig)
+beforeAll(() => {
+  sim = t.sim
   pod = sim.create('pods', { metadata: { name: 'web-1', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } })
-})
-afterAll(async () => {
-  await sim?.close()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 const V1 = '/apis/events.k8s.io/v1/namespaces/default/events'
@@ -159,12 +150,12 @@ describe('selectors and failures', () => {
 describe('kubectl', () => {
   it('kubectl get events -A lists events of both groups; kubectl describe pod shows the pod\'s events', async () => {
     await post(V1, newEvent('for-describe', { reason: 'DescribeMe', note: 'visible in describe' }))
-    const all = await kubectl(kubeconfig, 'get', 'events', '-A')
+    const all = await kubectl(t.kubeconfig, 'get', 'events', '-A')
     const header = all.split('\n')[0].split(/\s{2,}/)
     expect(header).toEqual(['NAMESPACE', 'LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE'])
     expect(all).toMatch(/default\s+\S+\s+Normal\s+DescribeMe\s+pod\/web-1\s+visible in describe/)
     expect(all).toMatch(/Normal\s+Pulled\s+pod\/web-1\s+Image pulled/)
-    const described = await kubectl(kubeconfig, 'describe', 'pod', 'web-1')
+    const described = await kubectl(t.kubeconfig, 'describe', 'pod', 'web-1')
     const events = described.slice(described.indexOf('Events:'))
     expect(events).toMatch(/Normal\s+DescribeMe\s+\S+\s+k8s-collector\.io\/collector\s+visible in describe/)
     expect(events).toMatch(/Normal\s+Pulled\s+\S+ \(x3 over \S+\)\s+kubelet\s+Image pulled/)

@@ -1,25 +1,19 @@
 // coordination.k8s.io/v1 Leases as leader election uses them (issue 17): every verb over raw HTTP,
 // resourceVersion conflicts worded as the API server words them, MicroTime parsing, validation, and
 // `kubectl get lease` with its HOLDER column.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator } from './index.ts'
-import { kubectl, rawJson, watchLines } from './test-client.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Simulator } from './index.ts'
+import { kubectl, rawJson, useSimulator, watchLines } from './test-client.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sim-leases-'))
-const kubeconfig = join(dir, 'kubeconfig')
+const t = useSimulator({ nodes: 1, controllers: false }, 'sim-leases-')
+const { dir, kubeconfig } = t
 let sim: Simulator
 
-beforeAll(async () => {
-  sim = await startSimulator({ nodes: 1, controllers: false })
-  await sim.writeKubeconfig(kubeconfig)
+beforeAll(() => {
+  sim = t.sim
   sim.create('namespaces', { metadata: { name: 'election' } })
-})
-afterAll(async () => {
-  await sim?.close()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/election/leases'

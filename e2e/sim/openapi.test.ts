@@ -1,24 +1,18 @@
 // OpenAPI and field validation (issue 20): kubectl apply with its default validation, explain, and
 // server-side apply against the simulator as against a real API server; the documents and the
 // fieldValidation modes over raw HTTP.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator } from './index.ts'
-import { kubectl as kubectlWith, raw, rawJson, until } from './test-client.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Simulator } from './index.ts'
+import { kubectl as kubectlWith, raw, rawJson, until, useSimulator } from './test-client.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sim-openapi-'))
-const kubeconfig = join(dir, 'kubeconfig')
+const t = useSimulator({ nodes: 2, podStartDelayMs: 10, jobRunMs: 60_000 }, 'sim-openapi-')
+const { dir, kubeconfig } = t
 let sim: Simulator
 
-beforeAll(async () => {
-  sim = await startSimulator({ nodes: 2, podStartDelayMs: 10, jobRunMs: 60_000 })
-  await sim.writeKubeconfig(kubeconfig)
-})
-afterAll(async () => {
-  await sim?.close()
-  rmSync(dir, { recursive: true, force: true })
+beforeAll(() => {
+  sim = t.sim
 })
 
 // A kubectl cache of its own: discovery and OpenAPI documents are cached per server address.

@@ -1,9 +1,45 @@
 // Test helpers of the simulator's suites: raw HTTPS requests and watch streams against a running
 // simulator, kubectl with its kubeconfig, and polling until a condition holds.
 import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import https from 'node:https'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { promisify } from 'node:util'
-import type { Simulator } from './types.ts'
+import { afterAll, beforeAll } from 'vitest'
+import { startSimulator } from './index.ts'
+import type { SimOptions, Simulator } from './types.ts'
+
+/** A test file's simulator: started before its tests with a kubeconfig in a temporary directory. */
+export interface TestSimulator {
+  readonly sim: Simulator
+  /** The temporary directory (removed after the tests). */
+  readonly dir: string
+  /** A certificate kubeconfig in `dir`. */
+  readonly kubeconfig: string
+}
+
+/** Registers beforeAll/afterAll hooks that start the simulator and close and clean up after the file's tests. */
+export function useSimulator(opts: SimOptions, prefix = 'sim-test-'): TestSimulator {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const kubeconfig = join(dir, 'kubeconfig')
+  let sim: Simulator | undefined
+  beforeAll(async () => {
+    sim = await startSimulator(opts)
+    await sim.writeKubeconfig(kubeconfig)
+  })
+  afterAll(async () => {
+    await sim?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return {
+    get sim() {
+      if (!sim) throw new Error('the simulator is not started yet (use it inside tests or hooks)')
+      return sim
+    },
+    dir, kubeconfig,
+  }
+}
 
 export interface RawResponse {
   readonly status: number
