@@ -43,10 +43,10 @@ export interface SimOptions {
   freshState?: boolean
 }
 
-/** Resource plurals the simulator serves. */
+/** Resource plurals the simulator serves (`events`: core/v1; events.k8s.io/v1 shows the same objects). */
 export type ResourceName =
   | 'pods' | 'replicasets' | 'jobs' | 'deployments' | 'daemonsets' | 'statefulsets' | 'cronjobs'
-  | 'namespaces' | 'nodes' | 'leases'
+  | 'namespaces' | 'nodes' | 'leases' | 'events'
 
 /** A failure injected into HTTP requests (faults.failRequests). */
 export interface FailRequestsOptions {
