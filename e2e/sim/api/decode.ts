@@ -22,14 +22,17 @@ export interface Decoded {
  */
 export function decodeObject(root: TypeDef, body: any): Decoded {
   const unknown: string[] = []
-  const obj = decodeStruct(root, body, '', '', unknown)
+  const obj = decodeStruct(root, body, '', '', root.name, unknown)
   return { obj, unknown }
 }
 
-/** `path` has list indexes (unknown-field paths); `goPath` has not (Go's "struct field" paths). */
-function decodeStruct(t: TypeDef, v: any, path: string, goPath: string, unknown: string[]): any {
+/**
+ * `path` has list indexes (unknown-field paths); `goPath` has not (Go's "struct field" paths);
+ * `parent` is the struct holding the field (Go names it in type errors).
+ */
+function decodeStruct(t: TypeDef, v: any, path: string, goPath: string, parent: string, unknown: string[]): any {
   if (v === null) return v
-  if (typeof v !== 'object' || Array.isArray(v)) throw mismatch(v, t.name, path, goPath, { t: 'ref', name: t.name })
+  if (typeof v !== 'object' || Array.isArray(v)) throw mismatch(v, parent, goPath, { t: 'ref', name: t.name })
   const out: Record<string, any> = {}
   for (const [k, value] of Object.entries(v)) {
     const f = t.fields.get(k)
@@ -49,12 +52,12 @@ function decodeValue(type: TypeRef, v: any, path: string, goPath: string, parent
     case 'any':
       return v
     case 'ref':
-      return decodeStruct(typeDef(type.name), v, path, goPath, unknown)
+      return decodeStruct(typeDef(type.name), v, path, goPath, parent, unknown)
     case 'list':
-      if (!Array.isArray(v)) throw mismatch(v, parent, path, goPath, type)
+      if (!Array.isArray(v)) throw mismatch(v, parent, goPath, type)
       return v.map((item, i) => decodeValue(type.items, item, `${path}[${i}]`, goPath, parent, unknown))
     case 'map': {
-      if (typeof v !== 'object' || Array.isArray(v)) throw mismatch(v, parent, path, goPath, type)
+      if (typeof v !== 'object' || Array.isArray(v)) throw mismatch(v, parent, goPath, type)
       const out: Record<string, any> = {}
       for (const [k, value] of Object.entries(v)) out[k] = decodeValue(type.values, value, `${path}[${k}]`, goPath, parent, unknown)
       return out
@@ -64,7 +67,7 @@ function decodeValue(type: TypeRef, v: any, path: string, goPath: string, parent
         : type.name === 'boolean' ? typeof v === 'boolean'
         : type.name === 'number' ? typeof v === 'number'
         : typeof v === 'number' && Number.isInteger(v) && Math.abs(v) <= (type.name === 'integer' ? 2 ** 31 : Number.MAX_SAFE_INTEGER)
-      if (!ok) throw mismatch(v, parent, path, goPath, type)
+      if (!ok) throw mismatch(v, parent, goPath, type)
       return v
     }
     case 'special':
@@ -81,13 +84,13 @@ function decodeValue(type: TypeRef, v: any, path: string, goPath: string, parent
           if (typeof v !== 'string' && typeof v !== 'number') throw new DecodeError('quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'')
           return v
         case 'intstr':
-          if (typeof v !== 'string' && !(typeof v === 'number' && Number.isInteger(v))) throw mismatch(v, parent, path, goPath, type)
+          if (typeof v !== 'string' && !(typeof v === 'number' && Number.isInteger(v))) throw mismatch(v, parent, goPath, type)
           return v
       }
   }
 }
 
-function mismatch(v: any, parent: string, path: string, goPath: string, type: TypeRef): DecodeError {
+function mismatch(v: any, parent: string, goPath: string, type: TypeRef): DecodeError {
   const where = goPath ? `Go struct field ${shortName(parent)}.${goPath}` : 'Go value'
   return new DecodeError(`json: cannot unmarshal ${jsonType(v)} into ${where} of type ${goType(type)}`)
 }

@@ -63,7 +63,7 @@ async function handle(
     case 'resource':
       break
   }
-  const { resource: r, namespace, name, subresource } = route
+  const { resource: r, namespace, name } = route
   const q = parseListQuery(url.searchParams, route.watchPath, r)
   const verb = verbOf(method, name !== undefined, q.watch)
   const failure = ctx.faults.takeFailure(r, verb, namespace)
