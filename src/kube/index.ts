@@ -8,7 +8,8 @@ export { createKubeClient, loadKubeConfig } from './client.ts'
 export type { KubeClient, KubeClientOptions, KubeRequestOptions, KubeResponse, WatchListSupport } from './client.ts'
 export { watchJobs, watchPods, watchReplicaSets, watchResource } from './stream.ts'
 export type { WatchOptions, WatchStream } from './stream.ts'
-export type { RelistCause, WatchPhase, WatchStats } from './stats.ts'
+export type { WatchPhase, WatchStats } from './stats.ts'
+export type { RelistCause } from './watcher.ts'
 export { jobsResource, podsResource, replicaSetsResource } from './resources.ts'
 export type { ResourceSpec } from './resources.ts'
 export type { BackoffConfig } from '../util/backoff.ts'
@@ -22,7 +23,6 @@ export {
   KubeShortWatchError,
   KubeTransportError,
   isGone,
-  isRetryable,
   isUnavailable,
 } from './errors.ts'
 export type { KubeError } from './errors.ts'
