@@ -29,7 +29,7 @@ export interface WatchRequest {
   /** Streaming list only: no initial event and no end bookmark for this long → KubeInitialEventsTimeoutError. */
   readonly initialEventsTimeoutMs?: number
   readonly signal?: AbortSignal
-  /** The clock of both timeouts. Default: the system clock. */
+  /** The clock of both timeouts and of a `Retry-After` date. Default: the system clock. */
   readonly clock?: Clock
 }
 
@@ -67,8 +67,9 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
   let query = `?watch=1&allowWatchBookmarks=true&timeoutSeconds=${req.timeoutSeconds}`
   if (req.streamingList) query += '&sendInitialEvents=true&resourceVersionMatch=NotOlderThan'
   if (req.resourceVersion) query += `&resourceVersion=${encodeURIComponent(req.resourceVersion)}`
-  const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, clock: req.clock })
-  if (res.status !== 200) throw await responseError(res)
+  const clock = req.clock ?? systemClock
+  const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, clock })
+  if (res.status !== 200) throw await responseError(res, clock.now())
 
   // Pods: lines framed as bytes and scanned without decoding (scan.ts); others: decoded text lines.
   const scanner = spec.scan
@@ -80,7 +81,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
   let initialDog: Watchdog | undefined
   if (req.streamingList && req.initialEventsTimeoutMs !== undefined) {
     const ms = req.initialEventsTimeoutMs
-    initialDog = startWatchdog(req.clock ?? systemClock, ms, () =>
+    initialDog = startWatchdog(clock, ms, () =>
       res.close(new KubeInitialEventsTimeoutError(`${spec.name}: no initial event and no end bookmark for ${ms} ms`)),
     )
   }
