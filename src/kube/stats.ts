@@ -1,6 +1,7 @@
 // Per-stream observability: what a watch stream is doing and what happened to it so far, counted
 // by a wrapper around the watcher's steps (the step itself only reports).
 import type { Clock } from '../util/clock.ts'
+import { observe } from '../util/observe.ts'
 import { errorLabel, KubeDecodeError } from './errors.ts'
 import type { RelistCause, State, StepResult } from './watcher.ts'
 
@@ -66,25 +67,26 @@ const phaseOf: Record<State<unknown>['type'], WatchPhase> = {
  * A failed step is followed by a backoff (the retry wrapper around this one): the phase says
  * `backoff` until the next step is asked for.
  */
-export async function* countSteps<T>(
+export function countSteps<T>(
   steps: AsyncIterable<StepResult<T>>,
   stats: WatchStats,
   initial: State<T>,
   clock: Pick<Clock, 'now'>,
-): AsyncGenerator<StepResult<T>, void, undefined> {
+): AsyncIterableIterator<StepResult<T>> {
   let from: State<T> = initial
-  stats.phase = phaseOf[from.type]
-  try {
-    for await (const r of steps) {
+  return observe(steps, {
+    pull() {
+      stats.phase = phaseOf[from.type]
+    },
+    item(r) {
       count(stats, from, r, clock)
       from = r.next
-      stats.phase = r.error ? 'backoff' : phaseOf[from.type]
-      yield r
-      stats.phase = phaseOf[from.type]
-    }
-  } finally {
-    stats.phase = 'stopped'
-  }
+      if (r.error) stats.phase = 'backoff'
+    },
+    end() {
+      stats.phase = 'stopped'
+    },
+  })
 }
 
 /** Counts the step from `from` to `r.next`: what the transition means, plus what the step reported. */

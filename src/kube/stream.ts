@@ -114,9 +114,32 @@ function httpApi<T extends { readonly resourceVersion: string }>(
   }
 }
 
-/** The steps' events, in order. */
-async function* eventsOf<T>(steps: AsyncIterable<StepResult<T>>): AsyncGenerator<StreamEvent<T>, void, undefined> {
-  for await (const r of steps) for (const ev of r.events) yield ev
+/** The steps' events, in order (a plain iterator: most steps carry one event, some none, a LIST page 500). */
+function eventsOf<T>(steps: AsyncIterableIterator<StepResult<T>>): AsyncIterableIterator<StreamEvent<T>> {
+  let events: readonly StreamEvent<T>[] = []
+  let at = 0
+  const pull = async (): Promise<IteratorResult<StreamEvent<T>>> => {
+    for (;;) {
+      const r = await steps.next()
+      if (r.done) return r
+      if (r.value.events.length === 0) continue
+      events = r.value.events
+      at = 1
+      return { done: false, value: events[0] }
+    }
+  }
+  return {
+    [Symbol.asyncIterator]() {
+      return this
+    },
+    next() {
+      return at < events.length ? Promise.resolve({ done: false, value: events[at++] }) : pull()
+    },
+    async return() {
+      await steps.return?.()
+      return { done: true, value: undefined }
+    },
+  }
 }
 
 /** Pods across all namespaces, full objects converted to {@link PodMeta} (docs/behaviour.md §1, §2). */

@@ -1,6 +1,7 @@
 // The watch stream's log, a wrapper around its steps: each failure with what happens next and
 // after how long (rate-limited per kind of failure), and the switch to paginated LIST.
 import type { RateLimitedLog } from '../observe/rate-limit.ts'
+import { observe } from '../util/observe.ts'
 import type { Retried } from '../util/retry.ts'
 import { errorLabel, KubeDecodeError } from './errors.ts'
 import type { State, StepResult } from './watcher.ts'
@@ -11,19 +12,19 @@ import type { State, StepResult } from './watcher.ts'
  * a failure repeating without another kind in between writes one line a minute with the count of
  * the others.
  */
-export async function* logSteps<T>(steps: AsyncIterable<Retried<StepResult<T>>>, log: RateLimitedLog): AsyncGenerator<Retried<StepResult<T>>, void, undefined> {
+export function logSteps<T>(steps: AsyncIterable<Retried<StepResult<T>>>, log: RateLimitedLog): AsyncIterableIterator<Retried<StepResult<T>>> {
   let previous = ''
-  for await (const r of steps) {
-    if (r.watchList?.supported === false) log.info('fallback', `streaming lists not supported by this server (${r.watchList.why}); using paginated LIST`)
-    const err = r.error
-    if (err !== undefined) {
+  return observe(steps, {
+    item(r) {
+      if (r.watchList?.supported === false) log.info('fallback', `streaming lists not supported by this server (${r.watchList.why}); using paginated LIST`)
+      const err = r.error
+      if (err === undefined) return
       const label = errorLabel(err)
       if (label !== previous) log.forget(label)
       previous = label
       log.log(err instanceof KubeDecodeError ? 'error' : 'warn', label, `${err.message}; ${whatNext(r.next)} in ${r.retryInMs ?? 0} ms`)
-    }
-    yield r
-  }
+    },
+  })
 }
 
 /** What the watcher does after a failure, as the state it retries from says. */
