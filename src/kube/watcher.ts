@@ -85,6 +85,14 @@ export interface StepResult<T> {
   readonly watchList?: WatchListVerdict
 }
 
+const NO_EVENTS: readonly never[] = []
+const INIT = { type: 'init' } as const
+const INIT_DONE = { type: 'initDone' } as const
+const GONE = { type: 'empty', cause: 'gone' } as const
+const AFTER_ERROR = { type: 'empty', cause: 'error' } as const
+const FALLBACK = { type: 'empty', cause: 'fallback' } as const
+const SUPPORTED: WatchListVerdict = { supported: true }
+
 /**
  * The watcher (kube-rs `watcher()`): unfolds {@link step} from `initial` until `signal` aborts or
  * a request is aborted, yielding every step's result. Besides, it remembers what steps learnt of
@@ -117,14 +125,6 @@ export async function* runWatcher<T extends { readonly resourceVersion: string }
     if (state.type === 'watching' || state.type === 'initialEvents') state.conn.close()
   }
 }
-
-const NO_EVENTS: readonly never[] = []
-const INIT = { type: 'init' } as const
-const INIT_DONE = { type: 'initDone' } as const
-const GONE = { type: 'empty', cause: 'gone' } as const
-const AFTER_ERROR = { type: 'empty', cause: 'error' } as const
-const FALLBACK = { type: 'empty', cause: 'fallback' } as const
-const SUPPORTED: WatchListVerdict = { supported: true }
 
 /** Advances the watcher by one request or one watch line. Never throws: failures are values. */
 export async function step<T extends { readonly resourceVersion: string }>(state: State<T>, ctx: StepContext<T>): Promise<StepResult<T>> {
