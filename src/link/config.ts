@@ -12,7 +12,7 @@ export interface LinkConfig extends HandshakeInfo {
   readonly heartbeatIntervalMs: number
   /** Longest time a message waits before being flushed, ms. Default 100. */
   readonly flushDelayMs: number
-  /** Flush as soon as this many uncompressed bytes are pending. Default 61,440 (~60 KiB, one LZ4 block). */
+  /** Flush as soon as this many uncompressed bytes are pending. Default 61,440 (~60 KiB). A flush is also made before a message that would take it past one 64 KiB LZ4 block. */
   readonly flushBytes: number
   /** Limit for resolving + connecting one attempt, ms. Default 10,000. */
   readonly connectTimeoutMs: number

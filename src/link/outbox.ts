@@ -47,7 +47,7 @@ export interface Outbox {
    * when `flushBytes` are pending, else within `flushDelayMs`. False (nothing queued) once closed.
    */
   send(messages: readonly IngestMessage[], enqueuedAtMs?: number): boolean
-  /** Writes what is encoded as LZ4 block(s) to the socket now. */
+  /** Writes what is encoded to the socket now, as one LZ4 block (docs/protocol.md §1.6). */
   flush(): void
   /**
    * The byte limit (docs/behaviour.md §7), for the owner to check from time to time: an error when
@@ -126,7 +126,8 @@ export function createOutbox(socket: Socket, options: OutboxOptions, deps: Outbo
   }
 
   function encode(msg: IngestMessage, ts: bigint): void {
-    encoder.encode(msg, ts)
+    const before = encoder.encode(msg, ts)
+    if (before) written(before)
     if (encoder.pendingBytes >= options.flushBytes) flush()
   }
 
@@ -135,7 +136,11 @@ export function createOutbox(socket: Socket, options: OutboxOptions, deps: Outbo
     flushTimer = undefined
     if (closed) return
     const block = encoder.take()
-    if (!block) return
+    if (block) written(block)
+  }
+
+  /** Writes one flush's block and observes the latency of the sends it completes. */
+  function written(block: Uint8Array): void {
     const drained = write(block)
     if (pendingSince.length > 0) {
       const t = clock.now()
