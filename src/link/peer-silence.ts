@@ -1,0 +1,79 @@
+// Finding a silent reducer (docs/behaviour.md §7, docs/dead-links.md): the bytes it acknowledged,
+// measured at every heartbeat, and the rule that ends a session whose count stopped moving.
+import type { Socket } from 'node:net'
+import { KernelProbeError, type KernelProbe } from './proc-net-tcp.ts'
+
+/** Where the bytes handed to the socket are, at one moment. */
+export interface AckSample {
+  /** Bytes the reducer acknowledged: handed − in the socket − in the kernel. */
+  readonly acked: number
+  /** Bytes in the socket's user-space buffer (node:net's `writableLength`). */
+  readonly inSocket: number
+  /** Bytes in the kernel's send queue the reducer has not acknowledged; 0 under the socket-level rule. */
+  readonly inKernel: number
+  /** Whether `inKernel` came from the kernel, or the socket-level rule stands in for it. */
+  readonly source: 'kernel' | 'socket'
+}
+
+export interface AckMeter {
+  /** Measures `socket`, to which `handedBytes` bytes have been written so far. */
+  sample(socket: Socket, handedBytes: number): AckSample
+}
+
+/**
+ * Measures with `probe` while it works. Once it fails (not Linux, /proc unreadable), `unavailable`
+ * is told once and the meter stays on the socket-level rule, which counts what the kernel took as
+ * acknowledged: it finds a reducer that stopped reading only once the kernel's buffer is full.
+ */
+export function createAckMeter(probe: KernelProbe, unavailable: (error: KernelProbeError) => void): AckMeter {
+  let kernel = true
+  return {
+    sample(socket, handedBytes) {
+      const inSocket = socket.writableLength
+      if (kernel) {
+        try {
+          const inKernel = probe.unacknowledged(socket)
+          return { acked: handedBytes - inSocket - inKernel, inSocket, inKernel, source: 'kernel' }
+        } catch (err) {
+          if (!(err instanceof KernelProbeError)) throw err
+          kernel = false
+          unavailable(err)
+        }
+      }
+      return { acked: handedBytes - inSocket, inSocket, inKernel: 0, source: 'socket' }
+    },
+  }
+}
+
+/** A session whose reducer has been silent for the limit. */
+export interface Silence {
+  /** Time since acknowledged progress last moved, ms. */
+  readonly silentMs: number
+  readonly sample: AckSample
+}
+
+export interface SilenceRule {
+  /** Takes the sample measured at `nowMs`; returns the silence once it has lasted the limit. */
+  observe(sample: AckSample, nowMs: number): Silence | undefined
+}
+
+/**
+ * The rule: silent is a session whose acknowledged bytes have not moved for `limitMs` while bytes
+ * wait to be acknowledged. A reducer that reads, however slowly, moves them; nothing waiting (an
+ * idle link whose heartbeats were acknowledged) is never silence.
+ */
+export function createSilenceRule(limitMs: number): SilenceRule {
+  let acked = -1
+  let since = 0
+  return {
+    observe(sample, nowMs) {
+      if (sample.acked !== acked || sample.inSocket + sample.inKernel === 0) {
+        acked = sample.acked
+        since = nowMs
+        return undefined
+      }
+      const silentMs = nowMs - since
+      return silentMs >= limitMs ? { silentMs, sample } : undefined
+    },
+  }
+}
