@@ -86,14 +86,17 @@ export function noisyContainer(i: number): IngestMessage {
 
 /** How the scripted reducer acknowledges, from one sample to the next. */
 export type AckScript =
+  /** Everything the kernel took, at once (a live peer on a fast network). */
+  | { readonly kind: 'prompt' }
   /** Everything the kernel took before the previous sample: a live peer, a whole heartbeat late. */
-  | { readonly kind: 'healthy' }
+  | { readonly kind: 'late' }
   /** Nothing more (a dead host, a closed receive window). */
   | { readonly kind: 'frozen' }
   /** At most `bytesPerSample` more per sample (a reducer that reads slowly). */
   | { readonly kind: 'slow'; readonly bytesPerSample: number }
 
 export interface ScriptedProbe extends KernelProbe {
+  /** How the peer acknowledges from now on. */
   script: AckScript
   /** Samples taken so far. */
   readonly samples: number
@@ -104,24 +107,33 @@ export interface ScriptedProbe extends KernelProbe {
  * unacknowledged what the socket's kernel took (`bytesWritten − writableLength`) minus what the
  * script acknowledged so far.
  */
-export function scriptedProbe(script: AckScript = { kind: 'healthy' }): ScriptedProbe {
-  const peers = new WeakMap<Socket, { acked: number; takenBefore: number }>()
+export function scriptedProbe(initial: AckScript = { kind: 'prompt' }): ScriptedProbe {
+  const peers = new Map<Socket, { acked: number; takenBefore: number }>()
+  const taken = (socket: Socket): number => socket.bytesWritten - socket.writableLength
+  let script = initial
   let samples = 0
   return {
-    script,
+    get script() {
+      return script
+    },
+    set script(next) {
+      // A prompt peer acknowledged everything up to this moment, sampled or not.
+      if (script.kind === 'prompt') for (const [socket, peer] of peers) peer.acked = taken(socket)
+      script = next
+    },
     get samples() {
       return samples
     },
     unacknowledged(socket) {
       samples++
-      const taken = socket.bytesWritten - socket.writableLength
+      const now = taken(socket)
       const peer = peers.get(socket) ?? { acked: 0, takenBefore: 0 }
-      const s = this.script
-      if (s.kind === 'healthy') peer.acked = Math.max(peer.acked, peer.takenBefore)
-      else if (s.kind === 'slow') peer.acked = Math.min(taken, peer.acked + s.bytesPerSample)
-      peer.takenBefore = taken
+      if (script.kind === 'prompt') peer.acked = now
+      else if (script.kind === 'late') peer.acked = Math.max(peer.acked, peer.takenBefore)
+      else if (script.kind === 'slow') peer.acked = Math.min(now, peer.acked + script.bytesPerSample)
+      peer.takenBefore = now
       peers.set(socket, peer)
-      return taken - peer.acked
+      return now - peer.acked
     },
   }
 }

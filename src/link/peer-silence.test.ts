@@ -37,6 +37,15 @@ describe('the silence rule (docs/behaviour.md §7)', () => {
     expect(run(samples.slice(0, 15))).toBeUndefined()
   })
 
+  it('wants a sample at every heartbeat while bytes wait, else a quarter of the limit after the last', () => {
+    const rule = createSilenceRule(LIMIT)
+    expect(rule.due(0)).toBe(true)
+    rule.observe(sample(100, 0), 0)
+    expect([rule.due(2_000), rule.due(4_999), rule.due(5_000)]).toEqual([false, false, true])
+    rule.observe(sample(100, 28), 6_000)
+    expect(rule.due(8_000)).toBe(true)
+  })
+
   it('counts under the socket-level rule too: bytes in the socket that the kernel does not take', () => {
     const samples = repeat(40, (i) => ({ acked: 9_000, inKernel: 0, inSocket: 100 + i, source: 'socket' as const }))
     expect(run(samples)).toEqual({ at: LIMIT, silentMs: LIMIT })

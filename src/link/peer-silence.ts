@@ -53,21 +53,33 @@ export interface Silence {
 }
 
 export interface SilenceRule {
+  /**
+   * Whether a sample is due at `nowMs`: always while bytes waited at the last one, else once a
+   * quarter of the limit has passed since it (reading the kernel's view costs milliseconds of CPU;
+   * docs/dead-links.md). Spaced samples delay finding a silence by that quarter at most.
+   */
+  due(nowMs: number): boolean
   /** Takes the sample measured at `nowMs`; returns the silence once it has lasted the limit. */
   observe(sample: AckSample, nowMs: number): Silence | undefined
 }
 
 /**
  * The rule: silent is a session whose acknowledged bytes have not moved for `limitMs` while bytes
- * wait to be acknowledged. A reducer that reads, however slowly, moves them; nothing waiting (an
- * idle link whose heartbeats were acknowledged) is never silence.
+ * wait to be acknowledged, timed from the last sample that saw them move or nothing waiting. A
+ * reducer that reads, however slowly, moves them; nothing waiting (an idle link whose heartbeats
+ * were acknowledged) is never silence.
  */
 export function createSilenceRule(limitMs: number): SilenceRule {
   let acked = -1
   let since = 0
+  let sampledAt = Number.NEGATIVE_INFINITY
+  let waiting = false
   return {
+    due: (nowMs) => waiting || nowMs - sampledAt >= limitMs / 4,
     observe(sample, nowMs) {
-      if (sample.acked !== acked || sample.inSocket + sample.inKernel === 0) {
+      sampledAt = nowMs
+      waiting = sample.inSocket + sample.inKernel > 0
+      if (sample.acked !== acked || !waiting) {
         acked = sample.acked
         since = nowMs
         return undefined

@@ -74,7 +74,8 @@ export function openSession(socket: Socket, config: LinkConfig, deps: SessionDep
   const heartbeat = startHeartbeat(deps.clock, config.heartbeatIntervalMs, () => {
     const overflow = outbox.overflow()
     if (overflow) return end('buffer_overflow', overflow)
-    const silent = silence.observe(deps.acks.sample(socket, outbox.handedBytes), deps.clock.now())
+    const now = deps.clock.now()
+    const silent = silence.due(now) ? silence.observe(deps.acks.sample(socket, outbox.handedBytes), now) : undefined
     if (silent) {
       const { inKernel, inSocket, source } = silent.sample
       return end('peer_silent', new PeerSilentError(silent.silentMs, { kernel: inKernel, socket: inSocket, queue: outbox.queuedBytes }, source))
