@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline'
 import type { IngestMessage } from '../../src/ingest/index.ts'
 import { createReducerLink, type LinkSession } from '../../src/link/index.ts'
 import { configureLogger } from '../../src/observe/log.ts'
+import { podNew } from './tap-fixtures.ts'
 
 interface DriverOptions {
   readonly port: number
@@ -24,18 +25,7 @@ export type DriverLine =
 const opts = JSON.parse(process.argv[2] ?? '{}') as DriverOptions
 configureLogger({ level: 'info', format: 'json' })
 
-const pod = (i: number): IngestMessage => ({
-  type: 'pod_new_with_name',
-  uid: `uid-${i}`,
-  ip: 0x0a000000 + (i % 0xffffff),
-  ownerName: 'web',
-  podName: `web-${i}`,
-  ownerKind: 1,
-  ownerUid: 'd1',
-  isHostNetwork: false,
-  ns: 'default',
-  version: "'nginx:1.25'",
-})
+const pod = (i: number): IngestMessage => podNew(`uid-${i}`, 'default', `web-${i}`, 0x0a000000 + (i % 0xffffff), { kind: 1, uid: 'd1', name: 'web' }, "'nginx:1.25'")
 
 const link = createReducerLink({
   host: '127.0.0.1',

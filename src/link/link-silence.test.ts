@@ -4,6 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { IngestMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
 import { createRegistry } from '../observe/metrics.ts'
+import { podNew } from '../../e2e/harness/tap-fixtures.ts'
 import { fakeReducer, noisyContainer, runLink, scriptedProbe, type RunningLink, type ScriptedProbe } from '../../e2e/harness/link-fixtures.ts'
 import type { LinkSession } from './events.ts'
 import { KernelProbeError } from './proc-net-tcp.ts'
@@ -20,18 +21,7 @@ afterEach(() => {
 const HEARTBEAT = 2_000
 const LIMIT = 20_000
 
-const pod = (i: number): IngestMessage => ({
-  type: 'pod_new_with_name',
-  uid: `uid-${i}`,
-  ip: 0x0a000000 + i,
-  ownerName: 'web',
-  podName: `web-${i}`,
-  ownerKind: 1,
-  ownerUid: 'd1',
-  isHostNetwork: false,
-  ns: 'default',
-  version: "'nginx:1.25'",
-})
+const pod = (i: number): IngestMessage => podNew(`uid-${i}`, 'default', `web-${i}`, 0x0a000000 + i, { kind: 1, uid: 'd1', name: 'web' }, "'nginx:1.25'")
 
 /** A link with the default heartbeat and silence limit, its probe and when each event came (fake ms since start). */
 async function start(opts: { probe: ScriptedProbe; busy?: boolean; reads?: (i: number) => boolean }) {
