@@ -75,7 +75,9 @@ export function openSession(socket: Socket, config: LinkConfig, deps: SessionDep
     const overflow = outbox.overflow()
     if (overflow) return end('buffer_overflow', overflow)
     const now = deps.clock.now()
-    const silent = silence.due(now) ? silence.observe(deps.acks.sample(socket, outbox.handedBytes), now) : undefined
+    // A destroyed socket has no row in /proc/net/tcp any more; its 'close' ends the session.
+    const sample = !socket.destroyed && silence.due(now)
+    const silent = sample ? silence.observe(deps.acks.sample(socket, outbox.handedBytes), now) : undefined
     if (silent) {
       const { inKernel, inSocket, source } = silent.sample
       return end('peer_silent', new PeerSilentError(silent.silentMs, { kernel: inKernel, socket: inSocket, queue: outbox.queuedBytes }, source))
