@@ -53,7 +53,7 @@ const CONNECT_FAILURES: Record<ConnectErrorCause, string> = {
 const LOSSES: Partial<Record<DisconnectCause, string>> = {
   peer_closed: 'the reducer closed the connection',
   socket_error: 'socket error',
-  drain_timeout: 'the reducer stopped reading (drain timeout)',
+  peer_silent: 'the reducer acknowledged nothing for too long (frozen, or the path to it is cut)',
   buffer_overflow: 'the reducer does not read fast enough (send buffer full)',
 }
 
@@ -132,8 +132,7 @@ function unreachableNote(f: ReducerFailure): string {
   if (f.kind === 'connect') {
     return `Cannot connect to the reducer at ${f.target}: ${CONNECT_FAILURES[f.cause]}. ${after} Check that the reducer is running and listening there and that this pod can reach it (DNS, Service, NetworkPolicy).`
   }
-  const backpressure = f.cause === 'drain_timeout' || f.cause === 'buffer_overflow'
-  return `Lost the connection to the reducer at ${f.address}: ${LOSSES[f.cause] ?? f.cause.replaceAll('_', ' ')}. ${after} Check the reducer's logs and health${backpressure ? ' and whether it keeps up with the load' : ''}.`
+  return `Lost the connection to the reducer at ${f.address}: ${LOSSES[f.cause] ?? f.cause.replaceAll('_', ' ')}. ${after} Check the reducer's logs and health${f.cause === 'buffer_overflow' ? ' and whether it keeps up with the load' : ''}.`
 }
 
 function unavailableNote(stream: StreamName, status: number): string {
