@@ -32,7 +32,13 @@ export function startEvents(opts: {
     log.info(`Kubernetes events off: ${setting.why}`)
     return { reporter: noEvents, done: Promise.resolve() }
   }
-  const client = createKubeClient(opts.kubeconfig ? { kubeconfigPath: opts.kubeconfig } : {})
+  let client
+  try {
+    client = createKubeClient(opts.kubeconfig ? { kubeconfigPath: opts.kubeconfig } : {})
+  } catch (err) {
+    log.warn(`Kubernetes events off: ${err instanceof Error ? err.message : String(err)}`)
+    return { reporter: noEvents, done: Promise.resolve() }
+  }
   const recorder = createEventRecorder({ self: setting.self }, { client, registry: opts.registry })
   log.info(`Kubernetes events about pod ${setting.self.namespace}/${setting.self.name}`)
   return { reporter: recorder, done: recorder.run(opts.signal) }
