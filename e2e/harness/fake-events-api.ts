@@ -5,9 +5,10 @@
 import https from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { KubeConfig } from '@kubernetes/client-node'
-import { createKubeClient, type KubeWriteClient } from '../../src/kube/client.ts'
+import { createKubeClient } from '../../src/kube/client.ts'
 import { sendJson, sendStatus } from './fake-apiserver.ts'
 import { createTestPki, kubeconfigFor, type TestPki } from './test-pki.ts'
+import { traceClient, type TracedClient } from './traced-client.ts'
 
 type Json = Record<string, any>
 export type EventsGroup = 'events.k8s.io/v1' | 'v1'
@@ -54,15 +55,15 @@ export interface FakeEventsApi {
   fault: EventsFault | undefined
   /** False: events.k8s.io/v1 answers 404, as an API server that does not serve it. Default true. */
   servesEventsV1: boolean
-  /** Requests as the client sent them: when (on the `now` of the options), before any network delay. */
-  readonly sent: Array<{ readonly method: string; readonly at: number }>
-  /** Answers the client has read to the end (failures included). */
+  /** Requests as {@link client} sent them: when (on the `now` of the options), before any network delay. */
+  readonly sent: TracedClient['sent']
+  /** Answers {@link client} has read to the end (failures included). */
   readonly answered: number
   events(): EventView[]
   /** Deletes a stored event (its TTL ran out). */
   expire(namespace: string, name: string): void
-  /** A client with the test PKI that notes what it sends ({@link sent}) and reads ({@link answered}). */
-  client(): KubeWriteClient
+  /** The client (test PKI) that notes what it sends ({@link sent}) and reads ({@link answered}). */
+  client(): TracedClient
   /** Resolves once `n` requests matched `pred` (all by default) and were answered (stalled ones: received). */
   waitForRequests(n: number, pred?: (r: SeenEventRequest) => boolean, timeoutMs?: number): Promise<SeenEventRequest[]>
   close(): Promise<void>
@@ -162,6 +163,9 @@ export async function startFakeEventsApi(opts: { now?: () => number } = {}): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
   const kubeconfig = kubeconfigFor(url, pki, { cert: true })
+  const kc = new KubeConfig()
+  kc.loadFromString(kubeconfig)
+  const traced = traceClient(createKubeClient({ kubeConfig: kc }), now)
 
   const api: FakeEventsApi = {
     url,
@@ -172,28 +176,13 @@ export async function startFakeEventsApi(opts: { now?: () => number } = {}): Pro
     servesEventsV1: true,
     events: () => [...stored.values()].map(({ group, obj, updates }) => view(group, obj, updates)),
     expire: (namespace, name) => void stored.delete(`${namespace}/${name}`),
-    sent: [],
-    answered: 0,
-    client() {
-      const kc = new KubeConfig()
-      kc.loadFromString(kubeconfig)
-      const inner = createKubeClient({ kubeConfig: kc })
-      const counted = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-        try {
-          return await f(...a)
-        } finally {
-          ;(api as { answered: number }).answered++
-        }
-      }
-      return {
-        ...inner,
-        async send(path, opts) {
-          api.sent.push({ method: opts.method, at: now() })
-          const res = await inner.send(path, opts)
-          return { ...res, status: res.status, header: res.header, text: counted(res.text), bytes: counted(res.bytes) }
-        },
-      }
+    get sent() {
+      return traced.sent
     },
+    get answered() {
+      return traced.answered
+    },
+    client: () => traced,
     waitForRequests(n, pred = () => true, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {

@@ -67,7 +67,8 @@ describe('event recorder over HTTPS (fake time)', () => {
     expect(events[0]).toMatchObject({ group: 'events.k8s.io/v1', reason: 'ReducerUnreachable', type: 'Warning', action: 'Connect', count: 13, regarding: { kind: 'Pod', name: 'collector-7f9c', uid: 'u-1' }, updates: 3 })
     expect(events[0]!.note).toContain('Cannot connect to the reducer at reducer:7000: connection refused')
     expect(events[0]!.eventTime).toMatch(/\.\d{6}Z$/)
-    expect(api.sent).toEqual([{ method: 'POST', at: T0 }, { method: 'PATCH', at: T0 + 30_000 }, { method: 'PATCH', at: T0 + 60_000 }, { method: 'PATCH', at: T0 + 90_000 }])
+    expect(api.sent.map((r) => [r.method, r.at - T0])).toEqual([['POST', 0], ['PATCH', 30_000], ['PATCH', 60_000], ['PATCH', 90_000]])
+    expect(api.sent[1]!.path).toBe(`/apis/events.k8s.io/v1/namespaces/obs/events/${events[0]!.name}`)
     expect(api.requests.map((r) => r.status)).toEqual([201, 200, 200, 200])
   })
 
