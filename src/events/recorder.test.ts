@@ -184,6 +184,17 @@ describe('event recorder over HTTPS (fake time)', () => {
     expect(api.events()).toMatchObject([{ name: first!.name, count: 3 }])
   })
 
+  it('leader election: the pod event and, as client-go writes it, the Lease event', async () => {
+    start()
+    rec.record({ reason: 'LeaderElected', identity: 'node-1_abc', lease: { namespace: 'obs', name: 'k8s-collector', uid: 'l-1' } })
+    await until('both creates', () => metric('emitted', 'LeaderElected') === 1 && metric('emitted', 'LeaderElection') === 1)
+    expect(api.events().map((e) => [e.reason, e.type, e.regarding.kind, e.regarding.name, e.note]).sort()).toEqual([
+      ['LeaderElected', 'Normal', 'Pod', 'collector-7f9c', 'Leader on Lease obs/k8s-collector as node-1_abc: connecting to the reducer.'],
+      ['LeaderElection', 'Normal', 'Lease', 'k8s-collector', 'node-1_abc became leader'],
+    ])
+    expect(api.events().find((e) => e.regarding.kind === 'Lease')!.regarding).toEqual({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'obs', name: 'k8s-collector', uid: 'l-1' })
+  })
+
   it('on shutdown, writes what is pending for a moment (the drain), then stops', async () => {
     start()
     rec.record(down)
