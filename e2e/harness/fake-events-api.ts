@@ -23,7 +23,6 @@ export interface SeenEventRequest {
   readonly at: number
   /** 0 until answered; stays 0 when stalled. */
   status: number
-  stalled: boolean
 }
 
 /** A stored event in one shape, whichever group wrote it. */
@@ -64,8 +63,6 @@ export interface FakeEventsApi {
   expire(namespace: string, name: string): void
   /** The client (test PKI) that notes what it sends ({@link sent}) and reads ({@link answered}). */
   client(): TracedClient
-  /** Resolves once `n` requests matched `pred` (all by default) and were answered (stalled ones: received). */
-  waitForRequests(n: number, pred?: (r: SeenEventRequest) => boolean, timeoutMs?: number): Promise<SeenEventRequest[]>
   close(): Promise<void>
 }
 
@@ -89,7 +86,6 @@ export async function startFakeEventsApi(opts: { now?: () => number } = {}): Pro
   const pki = await createTestPki()
   const stored = new Map<string, { group: EventsGroup; obj: Json; updates: number }>()
   const requests: SeenEventRequest[] = []
-  const waiters = new Set<() => void>()
 
   const serve = (method: string, group: EventsGroup, namespace: string, name: string, body: Json | undefined): [number, Json] => {
     const key = `${namespace}/${name}`
@@ -130,21 +126,16 @@ export async function startFakeEventsApi(opts: { now?: () => number } = {}): Pro
       const m = PATH.exec(url.pathname)
       if (!m) return sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource')
       const group: EventsGroup = m[1] ? 'events.k8s.io/v1' : 'v1'
-      const seen: SeenEventRequest = { stalled: false, method: req.method ?? '', group, namespace: decodeURIComponent(m[2]!), name: decodeURIComponent(m[3] ?? ''), at: now(), status: 0 }
+      const seen: SeenEventRequest = { method: req.method ?? '', group, namespace: decodeURIComponent(m[2]!), name: decodeURIComponent(m[3] ?? ''), at: now(), status: 0 }
       requests.push(seen)
       const answer = (status: number, body: Json, headers: Record<string, string> = {}): void => {
         seen.status = status
         sendJson(res, status, body, headers)
-        for (const w of [...waiters]) w()
       }
       const notFound = { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' }
       if (group === 'events.k8s.io/v1' && !api.servesEventsV1) return answer(404, notFound)
       const fault = api.fault?.({ method: seen.method, group })
-      if (fault === 'stall') {
-        seen.stalled = true
-        for (const w of [...waiters]) w()
-        return
-      }
+      if (fault === 'stall') return
       if (fault) {
         const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(fault.retryAfterSeconds) }
         return answer(fault.status, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: fault.reason, code: fault.status, message: fault.reason }, headers)
@@ -183,23 +174,6 @@ export async function startFakeEventsApi(opts: { now?: () => number } = {}): Pro
       return traced.answered
     },
     client: () => traced,
-    waitForRequests(n, pred = () => true, timeoutMs = 10_000) {
-      return new Promise((resolve, reject) => {
-        const check = (): void => {
-          const got = requests.filter((r) => (r.status !== 0 || r.stalled) && pred(r))
-          if (got.length < n) return
-          waiters.delete(check)
-          clearTimeout(timer)
-          resolve(got)
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(new Error(`waited ${timeoutMs} ms for ${n} answered event requests, saw ${requests.filter((r) => (r.status !== 0 || r.stalled) && pred(r)).length}`))
-        }, timeoutMs)
-        waiters.add(check)
-        check()
-      })
-    },
     async close() {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))

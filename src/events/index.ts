@@ -5,7 +5,7 @@
 //   void events.run(signal)
 //   events.record({ reason: 'ReducerConnected', address: '10.0.0.5:7000' })   // never blocks
 export { createEventRecorder, type DropCause, type EventRecorder, type EventRecorderDeps, type EventRecorderOptions, type EventReporter } from './recorder.ts'
-export { defaultEventLimits, eventsSettingFromEnv, type EventLimits, type EventsSetting } from './config.ts'
+export { eventsSettingFromEnv, type EventLimits, type EventsSetting } from './config.ts'
 export { httpStatusOf, type EventReason, type LeaseIdentity, type Occurrence, type ReducerFailure, type ResyncCause } from './reasons.ts'
 export { noEvents, startEvents, type StartedEvents } from './start.ts'
 export type { EventSpec, ObjectRef, PodIdentity } from './types.ts'
