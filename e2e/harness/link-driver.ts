@@ -51,7 +51,7 @@ for await (const ev of link.run(stop.signal)) {
     session = ev.session
     session.send([{ type: 'pod_resync', resyncCount: BigInt(ev.connection) }])
     out({ type: 'connected', connection: ev.connection, at: Date.now() })
-  } else {
+  } else if (ev.type === 'disconnected') {
     session = undefined
     out({ type: 'disconnected', cause: ev.reason.cause, message: ev.reason.error?.message ?? '', at: Date.now() })
   }

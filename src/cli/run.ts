@@ -2,6 +2,7 @@
 import { defineCommand } from 'citty'
 import { createCollector } from '../collector/collector.ts'
 import { createKubeStreams } from '../collector/streams.ts'
+import { startEvents } from '../events/index.ts'
 import { createReducerLink } from '../link/index.ts'
 import { configureLogger, logger } from '../observe/log.ts'
 import { createRegistry } from '../observe/metrics.ts'
@@ -46,6 +47,8 @@ export default defineCommand({
       process.exitCode = 1
       return
     }
+    // Kubernetes Events about this pod (docs/events.md): POD_NAME, POD_NAMESPACE, POD_UID, K8S_COLLECTOR_EVENTS.
+    const events = startEvents({ env: process.env, kubeconfig: config.kubeconfig, registry, signal: abort.signal })
     const collector = createCollector(
       {
         deleteTtlSecs: config.deleteTtlSecs,
@@ -56,6 +59,7 @@ export default defineCommand({
       {
         streams,
         registry,
+        events: events.reporter,
         link: createReducerLink(
           {
             host: config.intakeHost,
@@ -96,7 +100,7 @@ export default defineCommand({
       process.exit(0)
     }, SHUTDOWN_LIMIT_MS)
     limit.unref?.()
-    await running
+    await Promise.all([running, events.done])
     await health.close()
     clearTimeout(limit)
     log.info('stopped')

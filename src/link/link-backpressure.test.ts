@@ -20,7 +20,7 @@ function startLink(port: number, opts: { peerSilentMs: number; maxBufferedBytes:
   const { peerSilentMs, maxBufferedBytes } = opts
   const link = runLink({ host: '127.0.0.1', port, hostname: 'h', ...timings, peerSilentMs, maxBufferedBytes }, (ev) => {
     if (ev.type === 'connected') opts.onSession(ev.session)
-    else ended.push(ev.reason)
+    else if (ev.type === 'disconnected') ended.push(ev.reason)
   })
   return { link, ended }
 }

@@ -115,8 +115,9 @@ export function createReducerLink(options: LinkOptions, deps: LinkDeps = {}): Re
       if (signal.aborted) return { next: { phase: 'stopped' } }
       const cause = connectErrorCause(err)
       counters.connectErrors[cause]++
-      limited.warn(`connect:${cause}`, `cannot reach the reducer at ${target}, retrying:`, err instanceof Error ? err.message : err)
-      return { next: retry(current.failures) }
+      const error = err instanceof Error ? err : new Error(String(err))
+      limited.warn(`connect:${cause}`, `cannot reach the reducer at ${target}, retrying:`, error.message)
+      return { next: retry(current.failures), event: { type: 'connectFailed', cause, error, target } }
     }
     const session = openSession(opened.socket, config, { clock, counters, latency, log: limited, acks })
     counters.connects++
