@@ -11,8 +11,9 @@ export interface Watchdog {
 /**
  * Starts a watchdog on `clock`. Kicking only records the time; the single timer, when it fires
  * early, re-arms itself for the remaining time, so a busy stream costs no timer churn per chunk.
+ * `onIdle` gets the time since the last kick (at least `ms`; more when the timer ran late).
  */
-export function startWatchdog(clock: Clock, ms: number, onIdle: () => void): Watchdog {
+export function startWatchdog(clock: Clock, ms: number, onIdle: (idleMs: number) => void): Watchdog {
   let last = clock.now()
   let stopped = false
   let timer: TimerHandle | undefined
@@ -26,7 +27,7 @@ export function startWatchdog(clock: Clock, ms: number, onIdle: () => void): Wat
     const idle = clock.now() - last
     if (idle >= ms) {
       stopped = true
-      onIdle()
+      onIdle(idle)
     } else {
       arm(ms - idle)
     }
