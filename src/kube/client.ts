@@ -41,7 +41,7 @@ export interface KubeRequestOptions {
   readonly idleTimeoutMs: number
   /** What the request is, for that error's message (e.g. `watch from resourceVersion 12`). Default `request`. */
   readonly what?: string
-  /** The clock of the idle timeout. Default: the system clock. */
+  /** The clock of `idleTimeoutMs`. Default: the system clock. */
   readonly clock?: Clock
 }
 

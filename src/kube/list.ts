@@ -28,7 +28,7 @@ export interface ListPageRequest {
   readonly signal?: AbortSignal
   /** No bytes for this long → torn down, {@link KubeIdleTimeoutError} (the silence rule, docs/behaviour.md §12). */
   readonly idleTimeoutMs: number
-  /** The clock of the idle timeout and of a `Retry-After` date. Default: the system clock. */
+  /** The clock of `idleTimeoutMs` and of a `Retry-After` date. Default: the system clock. */
   readonly clock?: Clock
 }
 

@@ -1,5 +1,5 @@
 // Stream assembly: the watcher over real requests, wrapped in stats, backoff with Retry-After,
-// and the log, exposed as an AsyncIterable of StreamEvents (docs/behaviour.md §1, §8).
+// and the log, exposed as an AsyncIterable of StreamEvents (docs/behaviour.md §1, §8, §12).
 import type { OwnerMeta, PodMeta, StreamEvent } from '../model/types.ts'
 import { logger } from '../observe/log.ts'
 import { createRateLimitedLog } from '../observe/rate-limit.ts'

@@ -1,5 +1,6 @@
 // An inactivity timer that is cheap to kick on every chunk: one armed timeout, re-armed lazily,
-// on an injected clock (the idle, list and initial-events timeouts; tested on fake time).
+// on an injected clock (the silence rule of every request, docs/behaviour.md §12, and the
+// initial-events timeout; tested on fake time).
 import type { Clock, TimerHandle } from '../util/clock.ts'
 
 /** Fires `onIdle` once when `kick()` was not called for `ms`; `stop()` disarms it for good. */
