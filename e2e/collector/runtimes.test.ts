@@ -67,6 +67,8 @@ describe.each(Object.keys(RUNTIMES))('collector on %s', (runtime) => {
     const log = await waitFor('the runtime line in the log', () => (/runtime: /.test(collector.stderr()) ? collector.stderr() : undefined), {
       describe: () => collector.stderr().slice(-2000),
     })
+    // The same runtime in k8s_collector_build_info (the single executable is Node).
+    expect(await collector.metrics()).toMatch(new RegExp(`^k8s_collector_build_info\\{version="[^"]+",runtime="${runtime === 'deno' ? 'deno' : 'node'}",runtime_version="\\d+\\.\\d+\\.\\d+"\\} 1$`, 'm'))
     if (runtime === 'deno') {
       // Deno applies --v8-flags without showing them to the program: only the runtime is checked here.
       expect(log).toMatch(/runtime: deno \d/)

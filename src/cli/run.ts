@@ -6,7 +6,7 @@ import { startEvents } from '../events/index.ts'
 import { createReducerLink } from '../link/index.ts'
 import { configureLogger, logger } from '../observe/log.ts'
 import { createRegistry } from '../observe/metrics.ts'
-import { registerProcessMetrics } from '../observe/process.ts'
+import { registerBuildInfo, registerProcessMetrics, runtimeInfo } from '../observe/process.ts'
 import { startHealthServer } from '../observe/http.ts'
 import { describeKubeconfig } from './kubeconfig-source.ts'
 import { cittyArgs } from './options.ts'
@@ -37,6 +37,7 @@ export default defineCommand({
     const log = logger.withTag('run')
     const registry = createRegistry()
     registerProcessMetrics(registry)
+    registerBuildInfo(registry, { version: VERSION })
     const abort = new AbortController()
 
     let streams
@@ -89,7 +90,7 @@ export default defineCommand({
         `health and metrics on http://${config.httpListen.host}:${health.port}`,
     )
     // The runtime and its flags (scripts/v8-flags.json: the shebang and the executables apply them).
-    log.info(`runtime: ${runtimeName()}${process.execArgv.length ? ` with ${process.execArgv.join(' ')}` : ''}`)
+    log.info(`runtime: ${runtimeLine()}${process.execArgv.length ? ` with ${process.execArgv.join(' ')}` : ''}`)
     log.info(`kubeconfig: ${describeKubeconfig(config.kubeconfigSource)}`)
 
     const running = collector.run(abort.signal)
@@ -109,7 +110,7 @@ export default defineCommand({
 })
 
 /** `deno 2.x` or `node v22.x`, for the startup log. */
-function runtimeName(): string {
-  const deno = (globalThis as { Deno?: { version?: { deno?: string } } }).Deno
-  return deno?.version?.deno ? `deno ${deno.version.deno}` : `node ${process.version}`
+function runtimeLine(): string {
+  const { name, version } = runtimeInfo()
+  return name === 'deno' ? `deno ${version}` : `node v${version}`
 }

@@ -48,6 +48,15 @@ export interface Collector {
 }
 
 const STREAMS: readonly StreamName[] = ['pods', 'replicasets', 'jobs']
+/** The `type` label of k8s_collector_watch_events_total: the event vocabulary in snake_case, as Prometheus label values go. */
+const EVENT_TYPE_LABEL: Record<StreamEvent<unknown>['type'], string> = {
+  init: 'init',
+  initApply: 'init_apply',
+  initDone: 'init_done',
+  apply: 'apply',
+  delete: 'delete',
+  unavailable: 'unavailable',
+}
 
 export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Collector {
   const log = logger.withTag('collector')
@@ -62,12 +71,14 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
 
   const events = deps.registry.counter({
     name: 'k8s_collector_watch_events_total',
-    help: 'Watch stream events consumed by the matching core, by stream and event type.',
+    help:
+      'Watch stream events consumed by the matching core, by stream and type: init (a list begins), init_apply (an object of the list), ' +
+      'init_done (the list is complete), apply (added or modified), delete, unavailable (403/404, docs/behaviour.md §3).',
     labelNames: ['stream', 'type'],
   })
   const relists = deps.registry.counter({
     name: 'k8s_collector_forced_relists_total',
-    help: 'Owner relists requested because the waiting limit was reached (docs/behaviour.md §6).',
+    help: 'Relists of both owner streams (ReplicaSets and Jobs) requested because the waiting limit was reached (docs/behaviour.md §6).',
   })
   registerCoreMetrics(deps.registry, core)
 
@@ -179,7 +190,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     const byType = new Map<string, { inc(): void }>()
     for await (const ev of stream) {
       let c = byType.get(ev.type)
-      if (!c) byType.set(ev.type, (c = events.labels(name, ev.type)))
+      if (!c) byType.set(ev.type, (c = events.labels(name, EVENT_TYPE_LABEL[ev.type])))
       c.inc()
       const t = clock.now()
       if (ev.type === 'unavailable') log.warn(`${name}: unavailable (${ev.reason})`)
@@ -233,23 +244,29 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
 function registerCoreMetrics(registry: Registry, core: CollectorCore): void {
   const gauge = (name: string, help: string, read: (s: ReturnType<CollectorCore['stats']>) => number) =>
     registry.gauge({ name, help, collect: () => read(core.stats()) })
-  gauge('k8s_collector_pods_stored', 'Pods held in the pod store.', (s) => s.podsStored)
-  gauge('k8s_collector_pods_announced', 'Pods announced on the current reducer connection.', (s) => s.podsAnnounced)
-  gauge('k8s_collector_pods_waiting', 'Pods waiting for their ReplicaSet or Job (the waiting index).', (s) => s.podsWaiting)
-  gauge('k8s_collector_pods_without_ip', 'Pods held back because they have no IP yet.', (s) => s.podsWithoutIp)
-  gauge('k8s_collector_owners_stored', 'ReplicaSets and Jobs held in the owner stores.', (s) => s.replicaSetsStored + s.jobsStored)
-  gauge('k8s_collector_owner_tombstones', 'Deleted owners kept resolvable (docs/behaviour.md §4).', (s) => s.tombstones)
-  gauge('k8s_collector_epoch', 'The current epoch: pod_resync count of this process.', (s) => s.epoch)
-  gauge('k8s_collector_forced_resyncs', 'Epochs started because of the waiting limit.', (s) => s.forcedResyncs)
+  gauge('k8s_collector_pods_stored', 'Pods held in the pod store (announced or not).', (s) => s.podsStored)
+  gauge('k8s_collector_pods_announced', 'Pods announced on the current reducer connection (0 while disconnected).', (s) => s.podsAnnounced)
+  gauge('k8s_collector_pods_waiting', 'Pods not announced yet because their ReplicaSet or Job is not known yet (the waiting index, docs/behaviour.md §6).', (s) => s.podsWaiting)
+  gauge('k8s_collector_pods_without_ip', 'Pods not announced yet because they have no IP yet.', (s) => s.podsWithoutIp)
+  gauge('k8s_collector_owners_stored', 'ReplicaSets and Jobs held in the owner stores (tombstones not included).', (s) => s.replicaSetsStored + s.jobsStored)
+  gauge('k8s_collector_owner_tombstones', 'Deleted ReplicaSets and Jobs kept resolvable until the delete TTL or the capacity removes them (docs/behaviour.md §4).', (s) => s.tombstones)
+  gauge('k8s_collector_epoch', 'The current epoch: pod_resync messages sent by this process, one per reducer connection and per forced resync (docs/behaviour.md §6).', (s) => s.epoch)
+  registry.counter({
+    name: 'k8s_collector_forced_resyncs_total',
+    help: 'Epochs started because the waiting limit forced an owner relist (docs/behaviour.md §6); reconnects to the reducer are not counted.',
+    collect: () => core.stats().forcedResyncs,
+  })
   registry.gauge({
     name: 'k8s_collector_stream_available',
-    help: '1 when the API server serves the stream, 0 after 403/404 (docs/behaviour.md §3).',
+    help:
+      '0 from a 403/404 on the stream (or the priming timeout without its first list) until it lists again, 1 otherwise, ' +
+      'also before its first list (docs/behaviour.md §3).',
     labelNames: ['stream'],
     collect: () => STREAMS.map((s) => [[s], core.stats().available[s] ? 1 : 0] as const),
   })
   registry.gauge({
     name: 'k8s_collector_stream_primed',
-    help: '1 once the stream delivered its first complete list (or was declared unavailable).',
+    help: '1 once the stream delivered its first complete list or was declared unavailable (403/404, priming timeout), 0 before (docs/behaviour.md §6).',
     labelNames: ['stream'],
     collect: () => STREAMS.map((s) => [[s], core.stats().primed[s] ? 1 : 0] as const),
   })
