@@ -47,6 +47,30 @@ async function pair(): Promise<{ leader: Replica; standby: Replica }> {
 const connectionOf = (r: Replica, timeoutMs = 20_000) =>
   withLogs(waitFor(`${r.name}'s reducer connection`, () => ha.connections([r.name]).find((c) => c.open), { timeoutMs }))
 
+/** SIGTERM to every replica still running; each exits 0. */
+async function stopAll(): Promise<void> {
+  for (const r of ha.replicas) if (r.process.child.exitCode === null && r.process.child.signalCode === null) expect((await r.process.stop()).code).toBe(0)
+}
+
+/**
+ * A handover under churn: `act` on the leader, then the standby's connection; returns both
+ * connections as the tap saw them, when `act` started, and the standby's converged connection.
+ */
+async function handover(label: string, act: (leader: Replica) => Promise<void>) {
+  const { leader, standby } = await pair()
+  const churn = startChurn(ha.sim, { prefix: `churn-${label}`, deployment: 'web' })
+  await sleep(500)
+  const before = ha.connections([leader.name]).find((c) => c.open)!
+  const actedAt = Date.now()
+  await act(leader)
+  const next = await connectionOf(standby)
+  const old = ha.connections([leader.name]).find((c) => c.id === before.id)!
+  await sleep(1_000)
+  await churn.stop()
+  expect(churn.changes).toBeGreaterThan(5)
+  return { leader, standby, old, next, actedAt, converged: await withLogs(ha.converged(standby.name)) }
+}
+
 describe('two collectors with --leader-elect', () => {
   it('1. exactly one connects; the other is primed, ready and not connected', async () => {
     const [a, b] = await Promise.all([replica(), replica()])
@@ -67,55 +91,28 @@ describe('two collectors with --leader-elect', () => {
   }, 60_000)
 
   it('2. SIGKILL of the leader: the standby connects within lease duration + 3 s and the tap converges, churn meanwhile', async () => {
-    const { leader, standby } = await pair()
-    const churn = startChurn(ha.sim, { prefix: 'churn-kill', deployment: 'web' })
-    await sleep(500)
-    const killedAt = Date.now()
-    leader.process.child.kill('SIGKILL')
-    const next = await connectionOf(standby)
-    expect(at(next.openedAt) - killedAt).toBeLessThanOrEqual((FAST.duration + 3) * 1000)
-    await sleep(1_000)
-    await churn.stop()
-    expect(churn.changes).toBeGreaterThan(5)
-    const conn = await withLogs(ha.converged(standby.name))
-    expect(conn.epochs).toEqual([1])
+    const h = await handover('kill', async (leader) => void leader.process.child.kill('SIGKILL'))
+    expect(at(h.next.openedAt) - h.actedAt).toBeLessThanOrEqual((FAST.duration + 3) * 1000)
+    expect(h.converged.epochs).toEqual([1])
     await standbyReady(await replica())
   }, 60_000)
 
   it('3. SIGTERM of the leader: it closes, releases, exits 0, and the standby connects within 3 s', async () => {
-    const { leader, standby } = await pair()
-    const churn = startChurn(ha.sim, { prefix: 'churn-term', deployment: 'web' })
-    await sleep(500)
-    const old = ha.connections([leader.name]).find((c) => c.open)!
-    const termAt = Date.now()
-    const exit = await leader.process.stop()
-    expect(exit.code).toBe(0)
-    const next = await connectionOf(standby)
-    expect(at(next.openedAt) - termAt).toBeLessThanOrEqual(3_000)
-    const closed = ha.connections([leader.name]).find((c) => c.id === old.id)!
-    expect(at(closed.closedAt)).toBeLessThanOrEqual(at(next.openedAt))
-    expect(leader.stderr()).toContain(`stopping: reducer connection closed, releasing lease default/${LEASE_NAME}`)
-    await sleep(1_000)
-    await churn.stop()
-    await withLogs(ha.converged(standby.name))
+    let exitCode: number | null = null
+    const h = await handover('term', async (leader) => void (exitCode = (await leader.process.stop()).code))
+    expect(exitCode).toBe(0)
+    expect(at(h.next.openedAt) - h.actedAt).toBeLessThanOrEqual(3_000)
+    expect(at(h.old.closedAt)).toBeLessThanOrEqual(at(h.next.openedAt))
+    expect(h.leader.stderr()).toContain(`stopping: reducer connection closed, releasing lease default/${LEASE_NAME}`)
     await standbyReady(await replica())
   }, 60_000)
 
   it('4. a leader cut off from the API closes its connection before the standby opens one; healed, it stays standby', async () => {
-    const { leader, standby } = await pair()
-    const churn = startChurn(ha.sim, { prefix: 'churn-cut', deployment: 'web' })
-    await sleep(500)
-    const old = ha.connections([leader.name]).find((c) => c.open)!
-    await leader.proxy.setMode('blackhole')
-    const next = await connectionOf(standby)
-    const closed = ha.connections([leader.name]).find((c) => c.id === old.id)!
-    expect(closed.open).toBe(false)
+    const { leader, standby, old, next } = await handover('cut', (l) => l.proxy.setMode('blackhole'))
+    expect(old.open).toBe(false)
     // Fencing by time: closed before the standby could take the Lease, by the tap's clock.
-    expect(at(closed.closedAt)).toBeLessThan(at(next.openedAt))
+    expect(at(old.closedAt)).toBeLessThan(at(next.openedAt))
     expect(leader.stderr()).toContain('not renewed within the renew deadline: reducer connection closed, standing by')
-    await sleep(1_000)
-    await churn.stop()
-    await withLogs(ha.converged(standby.name))
     // Healed: the old leader reads the Lease again, sees the new holder renewing, and stays standby.
     const seenBefore = leader.stderr().split(`held by ${standby.name}`).length
     await leader.proxy.setMode('pass')
@@ -129,7 +126,7 @@ describe('two collectors with --leader-elect', () => {
   }, 90_000)
 
   it('5a. a Lease held by a foreign identity keeps both replicas standby until it expires', async () => {
-    for (const r of ha.replicas) if (r.process.child.exitCode === null && r.process.child.signalCode === null) expect((await r.process.stop()).code).toBe(0)
+    await stopAll()
     const FOREIGN_SECONDS = 3
     const renew = (): void => {
       const now = new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z')
@@ -158,7 +155,7 @@ describe('two collectors with --leader-elect', () => {
   }, 60_000)
 
   it('5b. without permission on leases a replica stays standby with one clear log line, and leads once allowed', async () => {
-    for (const r of ha.replicas) if (r.process.child.exitCode === null && r.process.child.signalCode === null) expect((await r.process.stop()).code).toBe(0)
+    await stopAll()
     ha.sim.faults.failRequests({ resource: 'leases', status: 403 })
     const r = await replica()
     const line = `forbidden to get lease default/${LEASE_NAME}: the service account needs a Role allowing verbs get, create, update on resource "leases" in API group "coordination.k8s.io" in namespace "default" (and a RoleBinding); until then this replica cannot lead`

@@ -72,13 +72,19 @@ const holder = (store: MemoryLeaseStore): string | undefined => store.get(LEASE.
 const gauge = (r: Replica, name: string, labels = ''): number | undefined => metric(r.registry.render(), name, labels)
 const logged = (pattern: RegExp): string[] => logLines.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => pattern.test(l.msg)).map((l) => `${l.level} ${l.msg}`)
 
+/** Replica a leading (it came first), b standing by, at the start of fake time. */
+async function leaderAndStandby(opts: { closeMs?: number } = {}) {
+  const clock = createFakeClock()
+  const store = createMemoryLeaseStore()
+  const a = replica(store, clock, 'a', opts)
+  await clock.advance(0)
+  const b = replica(store, clock, 'b')
+  return { clock, store, a, b }
+}
+
 describe('leadership', () => {
   it('gives exactly one of two replicas a term, and says so in its metrics', async () => {
-    const clock = createFakeClock()
-    const store = createMemoryLeaseStore()
-    const a = replica(store, clock, 'a')
-    await clock.advance(0)
-    const b = replica(store, clock, 'b')
+    const { clock, store, a, b } = await leaderAndStandby()
     await clock.advance(30_000)
     expect(a.terms).toEqual([{ start: clock.now() - 30_000 }])
     expect(b.terms).toEqual([])
@@ -89,11 +95,7 @@ describe('leadership', () => {
   })
 
   it('ends the term at the renew deadline, at least 5 s before the standby may start its own', async () => {
-    const clock = createFakeClock()
-    const store = createMemoryLeaseStore()
-    const a = replica(store, clock, 'a')
-    await clock.advance(0)
-    const b = replica(store, clock, 'b')
+    const { clock, store, a, b } = await leaderAndStandby()
     await clock.advance(6_000) // a renewed at 2, 4 and 6 s
     const lastRenewal = clock.now()
     a.client.fault = { kind: 'stall' }
@@ -127,11 +129,7 @@ describe('leadership', () => {
   })
 
   it('on stop: closes the term first, releases the Lease after, and the standby takes it at its next attempt', async () => {
-    const clock = createFakeClock()
-    const store = createMemoryLeaseStore()
-    const a = replica(store, clock, 'a', { closeMs: 1_000 })
-    await clock.advance(0)
-    const b = replica(store, clock, 'b')
+    const { clock, store, a, b } = await leaderAndStandby({ closeMs: 1_000 })
     await clock.advance(5_000)
     const stoppedAt = clock.now()
     a.stop()
