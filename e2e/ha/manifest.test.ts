@@ -10,9 +10,9 @@ import { LEASE_VERBS } from '../../src/lease/index.ts'
 import { root } from '../harness/process.ts'
 
 const docs = loadAllYaml(readFileSync(join(root, 'kind', 'collector.yaml'), 'utf8')) as Array<Record<string, any>>
-const one = (kind: string) => {
-  const found = docs.filter((d) => d.kind === kind)
-  expect(found, kind).toHaveLength(1)
+const one = (kind: string, name?: string) => {
+  const found = docs.filter((d) => d.kind === kind && (name === undefined || d.metadata.name === name))
+  expect(found, `${kind} ${name ?? ''}`).toHaveLength(1)
   return found[0]!
 }
 
@@ -45,8 +45,8 @@ describe('kind/collector.yaml', () => {
   })
 
   it('grants only get, create and update on the collector\'s Lease, in its namespace, to its service account', () => {
-    const role = one('Role')
-    const binding = one('RoleBinding')
+    const role = one('Role', 'k8s-collector-leader-election')
+    const binding = one('RoleBinding', 'k8s-collector-leader-election')
     const ns = deployment.metadata.namespace
     expect(role.metadata.namespace).toBe(ns)
     expect(role.rules).toEqual([
@@ -57,5 +57,8 @@ describe('kind/collector.yaml', () => {
     expect(binding.metadata.namespace).toBe(ns)
     expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata.name })
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: pod.serviceAccountName, namespace: ns }])
+    // No other rule of the manifest touches leases.
+    const others = docs.filter((d) => (d.kind === 'Role' || d.kind === 'ClusterRole') && d !== role)
+    expect(others.flatMap((d) => d.rules).filter((r: any) => r.resources.includes('leases'))).toEqual([])
   })
 })

@@ -8,6 +8,7 @@ import { cronJob, deployment, NS, snapshotWorkload } from '../scenarios/workload
 import { KindCluster } from './backend.ts'
 import { DISRUPT_MODES, type DisruptMode } from './disrupt.ts'
 import { haScenario } from './ha.ts'
+import { checkCollectorEvents } from './events.ts'
 import {
   buildAndLoadImage,
   COLLECTOR_APP,
@@ -156,7 +157,12 @@ export async function runKindSuite(config: KindSuiteConfig): Promise<number> {
 
     const ha: Scenario = { name: haScenario.name, run: () => haScenario.run(cluster!) }
     const finalCheck: Scenario = { name: '8. quiescent at the end: the tap holds exactly the cluster', run: (c) => quiescent(c).then(() => {}) }
-    for (const scenario of [...scenarios, ha, finalCheck]) {
+    const kindCluster = cluster
+    const eventsCheck: Scenario = {
+      name: '9. kubectl shows the collector events (ReducerUnreachable, ReducerConnected)',
+      run: async () => checkCollectorEvents(kubectl, await kindCluster.findCollector()),
+    }
+    for (const scenario of [...scenarios, ha, finalCheck, eventsCheck]) {
       log(`scenario ${scenario.name}`)
       const t = Date.now()
       try {
@@ -180,5 +186,6 @@ export async function runKindSuite(config: KindSuiteConfig): Promise<number> {
   }
 
   process.stdout.write(`${summary(results)}\n`)
-  return results.every((r) => r.ok) && results.length === scenarios.length + 2 ? 0 : 1
+  // Scenarios 1–7, the HA scenario, the final quiescence check and the events check.
+  return results.every((r) => r.ok) && results.length === scenarios.length + 3 ? 0 : 1
 }

@@ -120,8 +120,8 @@ describe('leader election against the simulator', () => {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: { name: ref.name, namespace: ref.namespace },
-        // An old renewTime in millisecond form: only its change matters, never its value against our clock.
-        spec: { holderIdentity: 'kube-user', leaseDurationSeconds: 3, acquireTime: '2024-01-01T00:00:00.123Z', renewTime: '2024-01-01T00:00:00.123Z', leaseTransitions: 4 },
+        // An old renewTime (MicroTime, as the API server requires): only its change matters, never its value against our clock.
+        spec: { holderIdentity: 'kube-user', leaseDurationSeconds: 3, acquireTime: '2024-01-01T00:00:00.123456Z', renewTime: '2024-01-01T00:00:00.123456Z', leaseTransitions: 4 },
       }),
     )
     await kubectl('apply', '--validate=false', '-f', manifest)

@@ -3,6 +3,7 @@ import { defineCommand } from 'citty'
 import { createCollector } from '../collector/collector.ts'
 import { createLeadership, type Leadership } from '../collector/leadership.ts'
 import { createKubeStreams } from '../collector/streams.ts'
+import { startEvents } from '../events/index.ts'
 import { createKubeClient, type KubeWriteClient } from '../kube/index.ts'
 import { createLeaseApi, monotonicClock, runElection } from '../lease/index.ts'
 import { createReducerLink } from '../link/index.ts'
@@ -54,6 +55,8 @@ export default defineCommand({
       return
     }
     const streams = createKubeStreams({ client, registry, signal: abort.signal })
+    // Kubernetes Events about this pod (docs/events.md): POD_NAME, POD_NAMESPACE, POD_UID, K8S_COLLECTOR_EVENTS.
+    const events = startEvents({ env: process.env, kubeconfig: config.kubeconfig, registry, signal: abort.signal })
     const election = config.leaderElection
     const collector = createCollector(
       {
@@ -65,6 +68,7 @@ export default defineCommand({
       {
         streams,
         registry,
+        events: events.reporter,
         link: createReducerLink(
           {
             host: config.intakeHost,
@@ -111,7 +115,7 @@ export default defineCommand({
       process.exit(0)
     }, SHUTDOWN_LIMIT_MS)
     limit.unref?.()
-    await running
+    await Promise.all([running, events.done])
     await health.close()
     clearTimeout(limit)
     log.info('stopped')

@@ -3,44 +3,16 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createMemoryLeaseStore, type MemoryLeaseStore } from '../../e2e/harness/memory-leases.ts'
 import { createLeaseApi, runElection } from '../lease/index.ts'
 import { createReducerLink } from '../link/index.ts'
-import type { OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
+import type { OwnerMeta, PodMeta } from '../model/index.ts'
 import { createRegistry } from '../observe/metrics.ts'
 import { startTap, type Tap } from '../tap/index.ts'
 import { createFakeClock } from '../../e2e/harness/fake-clock.ts'
 import { types } from '../../e2e/harness/fake-reducer.ts'
 import { fakeReducer } from '../../e2e/harness/link-fixtures.ts'
 import { waitFor } from '../../e2e/harness/wait.ts'
-import { createCollector, type CollectorStream } from './collector.ts'
+import { scripted } from '../../e2e/harness/collector-fixtures.ts'
+import { createCollector } from './collector.ts'
 import { createLeadership } from './leadership.ts'
-
-/** A hand-fed stream: `push` events, count `relist` requests. */
-function scripted<T>(): CollectorStream<T> & { push(ev: StreamEvent<T>): void; end(): void; relists: number } {
-  const queue: StreamEvent<T>[] = []
-  let wake: (() => void) | undefined
-  let ended = false
-  const s = {
-    relists: 0,
-    push(ev: StreamEvent<T>) {
-      queue.push(ev)
-      wake?.()
-    },
-    end() {
-      ended = true
-      wake?.()
-    },
-    relist() {
-      s.relists++
-    },
-    async *[Symbol.asyncIterator]() {
-      for (;;) {
-        while (queue.length) yield queue.shift()!
-        if (ended) return
-        await new Promise<void>((r) => (wake = r))
-      }
-    },
-  }
-  return s
-}
 
 const pod = (uid: string, owner?: PodMeta['owner']): PodMeta => ({
   uid,

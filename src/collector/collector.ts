@@ -1,5 +1,6 @@
 // The collector: the watch streams feed the matching core, the core's messages go to the reducer
 // link; priming, tick timers, forced relists, readiness and leadership terms (docs/behaviour.md §6–§7, §11).
+import { httpStatusOf, noEvents, type EventReporter, type Occurrence, type ReducerFailure } from '../events/index.ts'
 import type { IngestMessage } from '../ingest/index.ts'
 import type { LinkEvent, ReducerLink } from '../link/index.ts'
 import { createCollectorCore, type CollectorCore, type StreamName } from '../match/index.ts'
@@ -40,6 +41,8 @@ export interface CollectorDeps {
   readonly leadership?: Leadership
   /** Clock and timers (event times, the priming timeout, the tick timer). Default: the system's. */
   readonly clock?: Clock
+  /** Where the link's, the streams' and the epochs' news go as Kubernetes Events (docs/events.md). Default: nowhere. */
+  readonly events?: EventReporter
 }
 
 export interface Collector {
@@ -56,6 +59,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
   const log = logger.withTag('collector')
   const clock = deps.clock ?? systemClock
   const link = deps.link
+  const reporter = deps.events ?? noEvents
   const core = createCollectorCore({
     deleteTtlMs: opts.deleteTtlSecs * 1000,
     deleteCapacity: opts.deleteCapacity,
@@ -78,15 +82,29 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
   let tickTimer: TimerHandle | undefined
   let tickAt = Infinity
   let stopped = false
+  /** The reducer outage under way: each failed attempt repeats its first report, one Event series (docs/events.md). */
+  let outage: Occurrence | undefined
+  /** Where the reducer link's current session is connected, `ip:port`. */
+  let connectedTo = ''
+  /** Streams reported unavailable (403/404) and not yet listed again. */
+  const unavailable = new Set<StreamName>()
+  /** A forced relist was requested: its epoch, if one starts, is reported when its pod_resync goes out. */
+  let forcedResyncPending = false
 
   function send(msgs: IngestMessage[], at: number): void {
-    if (msgs.length > 0) link.send(msgs, at)
+    if (msgs.length === 0) return
+    if (forcedResyncPending && msgs.some((m) => m.type === 'pod_resync')) {
+      forcedResyncPending = false
+      reporter.record({ reason: 'Resync', cause: { kind: 'waitingLimit', limit: opts.waitingLimit } })
+    }
+    link.send(msgs, at)
   }
 
   /** After every event: serve relist requests, re-arm the tick timer, notice priming. */
   function after(): void {
     if (core.takeRelistRequest()) {
       relists.inc()
+      forcedResyncPending = true
       log.warn(`${core.stats().podsWaiting} pods wait for their owners: relisting ReplicaSets and Jobs`)
       deps.streams.replicasets.relist()
       deps.streams.jobs.relist()
@@ -116,15 +134,39 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
         const msgs = core.connect(t)
         log.info(`reducer session: epoch ${core.stats().epoch}, announcing ${core.stats().podsAnnounced} pods`)
         ev.session.send(msgs, t)
+        outage = undefined
+        connectedTo = `${ev.address}:${ev.port}`
+        reporter.record({ reason: 'ReducerConnected', address: connectedTo })
+        reporter.record({ reason: 'Resync', cause: { kind: 'reconnect' } })
         return
       }
       case 'disconnected':
         core.disconnect()
+        if (ev.reason.cause !== 'shutdown') unreachable({ kind: 'lost', address: connectedTo, cause: ev.reason.cause })
+        return
+      case 'connectFailed':
+        unreachable({ kind: 'connect', target: ev.target, cause: ev.cause })
         return
       default: {
         const never: never = ev
         throw new Error(`unknown link event ${JSON.stringify(never)}`)
       }
+    }
+  }
+
+  /** Reports the reducer unreachable: the first failure of an outage sets the note its later failures repeat. */
+  function unreachable(failure: ReducerFailure): void {
+    outage ??= { reason: 'ReducerUnreachable', failure }
+    reporter.record(outage)
+  }
+
+  /** A stream's 403/404 and its recovery (its next initDone), each reported once. */
+  function availability(name: StreamName, ev: StreamEvent<unknown>): void {
+    if (ev.type === 'unavailable') {
+      unavailable.add(name)
+      reporter.record({ reason: 'ResourceUnavailable', resource: name, status: httpStatusOf(ev.reason) })
+    } else if (ev.type === 'initDone' && unavailable.delete(name)) {
+      reporter.record({ reason: 'ResourceAvailable', resource: name })
     }
   }
 
@@ -148,6 +190,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       const t = clock.now()
       if (ev.type === 'unavailable') log.warn(`${name}: unavailable (${ev.reason})`)
       send(feed(ev, t), t)
+      if (ev.type === 'unavailable' || ev.type === 'initDone') availability(name, ev)
       after()
     }
   }

@@ -5,6 +5,7 @@ import https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
 import { KubeAbortedError, KubeConfigError, KubeIdleTimeoutError, KubeTransportError, type KubeError } from './errors.ts'
 import { concatBytes } from '../bytes.ts'
+import { systemClock, type Clock } from '../util/clock.ts'
 import { startWatchdog } from './watchdog.ts'
 
 /** How `createKubeClient` finds the API server and credentials. */
@@ -35,6 +36,8 @@ export interface KubeRequestOptions {
   readonly signal?: AbortSignal
   /** No bytes (headers or body) for this long → the request fails with {@link KubeIdleTimeoutError}. */
   readonly idleTimeoutMs: number
+  /** The clock of the idle timeout. Default: the system clock. */
+  readonly clock?: Clock
 }
 
 /** A response whose body is read chunk by chunk; read it to the end or `close()` it. */
@@ -64,7 +67,7 @@ export interface KubeSendOptions extends KubeRequestOptions {
 export interface KubeClient {
   /** The server URL from the kubeconfig, e.g. `https://10.0.0.1:6443`. */
   readonly server: string
-  /** Streaming-list support as learnt so far; the watchers update it (docs/kube-api.md: decide once per server). */
+  /** Streaming-list support as learnt so far; the streams record what their watchers learn (docs/kube-api.md: decide once per server). */
   watchList: WatchListSupport
   /** Sends `GET server + pathAndQuery`, resolving once the response headers arrived. */
   get(pathAndQuery: string, opts: KubeRequestOptions): Promise<KubeResponse>
@@ -138,7 +141,7 @@ function send(url: URL, options: https.RequestOptions, opts: KubeSendOptions): P
       closedBy ??= reason
       req.destroy()
     }
-    const dog = startWatchdog(opts.idleTimeoutMs, () => close(new KubeIdleTimeoutError(`no bytes from the API server for ${opts.idleTimeoutMs} ms`)))
+    const dog = startWatchdog(opts.clock ?? systemClock, opts.idleTimeoutMs, () => close(new KubeIdleTimeoutError(`no bytes from the API server for ${opts.idleTimeoutMs} ms`)))
     const onAbort = (): void => close(new KubeAbortedError('aborted'))
     opts.signal?.addEventListener('abort', onAbort, { once: true })
     const cleanup = (): void => {

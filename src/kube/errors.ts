@@ -79,11 +79,6 @@ export function isUnavailable(err: unknown): boolean {
   return err instanceof KubeApiError && !err.inStream && (err.status === 403 || err.status === 404)
 }
 
-/** Anything the watcher retries with backoff (everything but an abort). */
-export function isRetryable(err: unknown): boolean {
-  return !(err instanceof KubeAbortedError)
-}
-
 /** A short label for counters: the HTTP status, or the error class for non-HTTP failures. */
 export function errorLabel(err: KubeError): string {
   switch (err.name) {

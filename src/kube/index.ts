@@ -10,7 +10,8 @@ export { requestJson } from './request.ts'
 export type { JsonRequest, JsonResponse } from './request.ts'
 export { watchJobs, watchPods, watchReplicaSets, watchResource } from './stream.ts'
 export type { WatchOptions, WatchStream } from './stream.ts'
-export type { RelistCause, WatchPhase, WatchStats } from './stats.ts'
+export type { WatchPhase, WatchStats } from './stats.ts'
+export type { RelistCause } from './watcher.ts'
 export { jobsResource, podsResource, replicaSetsResource } from './resources.ts'
 export type { ResourceSpec } from './resources.ts'
 export type { BackoffConfig } from '../util/backoff.ts'
@@ -24,7 +25,6 @@ export {
   KubeShortWatchError,
   KubeTransportError,
   isGone,
-  isRetryable,
   isUnavailable,
 } from './errors.ts'
 export type { KubeError } from './errors.ts'

@@ -61,7 +61,7 @@ export async function requestJson(client: Pick<KubeWriteClient, 'send'>, req: Js
       signal: controller.signal,
       ...(req.body === undefined ? {} : { body: new TextEncoder().encode(JSON.stringify(req.body)), contentType: req.contentType ?? 'application/json' }),
     })
-    if (res.status < 200 || res.status > 299) throw await responseError(res)
+    if (res.status < 200 || res.status > 299) throw await responseError(res, clock.now())
     const bytes = await res.bytes(maxBytes + 1)
     if (bytes.length > maxBytes) throw new KubeDecodeError(`${req.method} ${req.path}: response body larger than ${maxBytes} bytes`)
     if (bytes.length === 0) return { status: res.status, body: null }

@@ -1,8 +1,11 @@
 // Recovery of the watch streams against a real HTTPS server (docs/kube-api.md "Recovery algorithm"):
 // resume, relist on 410, idle timeout, backoff and Retry-After, unavailability, malformed lines, abort.
+// What is driven by time (timeouts, backoff) runs on a fake clock; the HTTP is real.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { PodMeta } from '../model/types.ts'
 import { collect, count } from '../../e2e/harness/collect.ts'
+import { createFakeClock, type FakeClock } from '../../e2e/harness/fake-clock.ts'
+import { waitFor } from '../../e2e/harness/wait.ts'
 import {
   listBody,
   podObject,
@@ -16,15 +19,17 @@ import {
   type Handler,
   type WatchWriter,
 } from '../../e2e/harness/fake-apiserver.ts'
-import { watchPods, type WatchOptions } from './stream.ts'
+import { watchPods, type WatchOptions, type WatchStream } from './stream.ts'
 
 let api: FakeApiServer
 let ac: AbortController
 let writers: WatchWriter[]
+let clock: FakeClock
 beforeEach(async () => {
   api = await startFakeApiServer()
   ac = new AbortController()
   writers = []
+  clock = createFakeClock()
 })
 afterEach(async () => {
   ac.abort()
@@ -46,6 +51,19 @@ const synced = (rv: number, then: (w: WatchWriter) => void = () => {}): Handler 
     then(w)
   })
 const rvOf = (r: FakeRequest): string | null => r.query.get('resourceVersion')
+/** On fake time with jitter 0.5: nothing waits unless the test advances the clock. */
+const onFakeTime = (): WatchOptions => ({ signal: ac.signal, clock, random: () => 0.5 })
+
+/** Asserts that `stream`, now failing, waits exactly `ms` of fake time in backoff before its next request. */
+async function expectPause(stream: WatchStream<unknown>, ms: number): Promise<void> {
+  await waitFor('the backoff', () => (stream.stats.phase === 'backoff' ? true : undefined), { timeoutMs: 10_000 })
+  const requests = api.requests.length
+  await clock.advance(ms - 1)
+  expect(stream.stats.phase).toBe('backoff')
+  expect(api.requests).toHaveLength(requests)
+  await clock.advance(1)
+  await api.waitForRequests(requests + 1)
+}
 const names = (events: { type: string }[]): string[] =>
   events.map((e) => ('object' in e ? `${e.type}:${(e.object as PodMeta).name}@${(e.object as PodMeta).resourceVersion}` : e.type))
 
@@ -107,13 +125,19 @@ describe('watch recovery', () => {
 
   it('detects a stalled connection with the idle timeout and re-watches from the same revision', async () => {
     api.script(PODS, synced(10))
-    const stream = watchPods(api.client(), { ...fast(), idleTimeoutMs: 300 })
-    collect(stream)
-    const [, again] = await api.waitForRequests(2)
-    expect(rvOf(again)).toBe('10')
+    // A minute: only fake time can run it out while the test runs.
+    const stream = watchPods(api.client(), { ...onFakeTime(), idleTimeoutMs: 60_000 })
+    const got = collect(stream)
+    await got.until((e) => count(e, 'initDone') === 1)
+    await clock.advance(59_999)
+    expect(stream.stats.errors).toEqual({})
+    await clock.advance(1)
+    await waitFor('the idle timeout', () => stream.stats.errors.idle, { timeoutMs: 5_000 })
     await writers[0].closed // the stalled socket was closed by the client
+    await expectPause(stream, 400)
+    expect(rvOf(api.requests[1])).toBe('10')
     expect(stream.stats.errors).toEqual({ idle: 1 })
-    expect(stream.stats.lastError?.label).toBe('idle')
+    expect(stream.stats.lastError).toMatchObject({ label: 'idle', atMs: clock.now() - 400 })
   })
 
   it('re-watches from the same revision after a connection reset', async () => {
@@ -126,7 +150,6 @@ describe('watch recovery', () => {
   })
 
   it('backs off 0.8 s doubling with full jitter, honours Retry-After, and keeps the revision', async () => {
-    const delays: number[] = []
     api.script(
       PODS,
       synced(10, (w) => w.end()),
@@ -134,35 +157,31 @@ describe('watch recovery', () => {
       (_r, res) => sendStatus(res, 500, 'InternalError'),
       (_r, res) => sendStatus(res, 503, 'ServiceUnavailable'),
     )
-    const stream = watchPods(api.client(), {
-      signal: ac.signal,
-      random: () => 0.5,
-      sleep: async (ms) => {
-        delays.push(ms)
-      },
-    })
+    const stream = watchPods(api.client(), onFakeTime())
     collect(stream)
-    const requests = await api.waitForRequests(5)
+    await api.waitForRequests(2) // a clean end resumes at once
+    await expectPause(stream, 3000)
+    await expectPause(stream, 800)
+    await expectPause(stream, 1600)
+    const requests = api.requests
     expect(requests.slice(1).map(rvOf)).toEqual(['10', '10', '10', '10'])
-    expect(delays).toEqual([3000, 800, 1600])
     expect(stream.stats.errors).toEqual({ '429': 1, '500': 1, '503': 1 })
     // Each watch asked for a server timeout in [300, 600) s (random 0.5 → 450).
     expect(requests.slice(1).map((r) => r.query.get('timeoutSeconds'))).toEqual(['450', '450', '450', '450'])
   })
 
   it('counts a watch that ends at once without events as an error (backoff)', async () => {
-    const delays: number[] = []
     api.script(
       PODS,
       (_r, res) => sendJson(res, 200, listBody('PodList', [], 10)),
       watch((w) => w.end()),
     )
-    const stream = watchPods(api.client({ streamingList: 'never' }), { signal: ac.signal, random: () => 0.5, sleep: async (ms) => void delays.push(ms) })
+    const stream = watchPods(api.client({ streamingList: 'never' }), onFakeTime())
     collect(stream)
-    const [, , again] = await api.waitForRequests(3)
-    expect(rvOf(again)).toBe('10')
+    await api.waitForRequests(2)
+    await expectPause(stream, 400)
+    expect(rvOf(api.requests[2])).toBe('10')
     expect(stream.stats.errors).toEqual({ shortWatch: 1 })
-    expect(delays).toEqual([400])
   })
 
   it('403 → unavailable once, retried with backoff; available again at the next initDone; 404 likewise', async () => {
@@ -218,13 +237,15 @@ describe('cancellation', () => {
 
   it('aborting during a long backoff ends the iterable without waiting it out', async () => {
     api.script(PODS, (_r, res) => sendStatus(res, 500, 'InternalError'))
-    const stream = watchPods(api.client(), { signal: ac.signal, backoff: { initialMs: 600_000, maxMs: 600_000 }, random: () => 0.99 })
+    const stream = watchPods(api.client(), { ...onFakeTime(), backoff: { initialMs: 600_000, maxMs: 600_000 } })
     const got = collect(stream)
     await api.waitForRequests(1)
     await got.until(() => stream.stats.phase === 'backoff')
     ac.abort()
-    const ended = await Promise.race([got.done.then(() => 'ended'), new Promise((r) => setTimeout(() => r('still sleeping'), 5000))])
+    // On fake time the backoff never runs out by itself: only the abort can end it.
+    const ended = await Promise.race([got.done.then(() => 'ended'), clock.settle().then(() => 'still sleeping')])
     expect(ended).toBe('ended')
+    expect(clock.pending).toBe(0)
   })
 
   it('breaking out of the loop closes the connection', async () => {

@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { OwnerMeta, PodMeta } from '../model/types.ts'
 import { collect, count } from '../../e2e/harness/collect.ts'
+import { createFakeClock } from '../../e2e/harness/fake-clock.ts'
 import {
   listBody,
   podObject,
@@ -117,15 +118,21 @@ describe('streaming list (sendInitialEvents)', () => {
     await api.waitForRequests(1, (r) => r.query.get('resourceVersion') === '9')
   })
 
-  it('falls back when no initial event and no end bookmark arrive in time', async () => {
+  it('falls back when no initial event and no end bookmark arrive in time (fake time)', async () => {
     api.script(
       '/api/v1/pods',
       watch(() => {}),
       (_r, res) => sendJson(res, 200, listBody('PodList', [podObject({ name: 'a', rv: 3 })], 9)),
     )
-    const stream = watchPods(api.client(), { ...fast(), initialEventsTimeoutMs: 300 })
+    const clock = createFakeClock()
+    const stream = watchPods(api.client(), { ...fast(), clock, initialEventsTimeoutMs: 20_000 })
     const got = collect(stream)
-    await got.until((e) => count(e, 'initDone') === 1)
+    await got.until((e) => count(e, 'init') === 1) // the streaming list is open
+    await clock.advance(19_999)
+    expect(api.requests).toHaveLength(1)
+    expect(stream.stats.phase).toBe('initialEvents')
+    await clock.advance(1)
+    await got.until((e) => count(e, 'initDone') === 1, 5_000)
     expect(got.events.map((e) => e.type)).toEqual(['init', 'init', 'initApply', 'initDone'])
     expect(stream.stats.relists.fallback).toBe(1)
   })

@@ -1,6 +1,7 @@
 // The session's encoder: messages into one LZ4 frame of blocks, oversize fields shortened to fit,
 // invalid messages skipped, everything counted (docs/protocol.md §1, docs/behaviour.md §9).
 import {
+  BLOCK_MAX,
   createLz4FrameWriter,
   createMessageWriter,
   encodeMessage,
@@ -26,17 +27,25 @@ function stringChars(msg: IngestMessage): number {
   return chars
 }
 
+/** Timestamp and the largest fixed header of any message (pod_new_with_name). */
+const MAX_FIXED_BYTES = 28
+
 /** Rough raw bytes of a message not yet encoded: its strings plus the largest fixed header. */
-export const estimateBytes = (msg: IngestMessage): number => stringChars(msg) + 28
+export const estimateBytes = (msg: IngestMessage): number => stringChars(msg) + MAX_FIXED_BYTES
 
 export interface FrameEncoder {
   /** `msg` encoded alone and uncompressed (version_info, docs/protocol.md §1.2), counted as handed to the socket. */
   raw(msg: IngestMessage, timestampNs: bigint): Uint8Array
-  /** Adds `msg` to the pending block, shortened to fit when needed; an invalid message is skipped and logged. */
-  encode(msg: IngestMessage, timestampNs: bigint): void
+  /**
+   * Adds `msg` to the pending block, shortened to fit when needed; an invalid message is skipped
+   * and logged. When `msg` would take the pending bytes past one LZ4 block (docs/protocol.md §1.6),
+   * what was pending is taken first, as {@link take} does, and returned: the caller writes it
+   * before anything else.
+   */
+  encode(msg: IngestMessage, timestampNs: bigint): Uint8Array | undefined
   /** Uncompressed bytes pending. */
   readonly pendingBytes: number
-  /** The pending messages as LZ4 block(s) of the frame (its header first), counted as one flush; undefined when none. */
+  /** The pending messages as one LZ4 block of the frame (its header first), counted as one flush; undefined when none. */
   take(): Uint8Array | undefined
   /** The frame's EndMark (a clean end of the stream). */
   end(): Uint8Array
@@ -48,6 +57,18 @@ export function createFrameEncoder(deps: { readonly counters: LinkCounters; read
   const frame = createLz4FrameWriter()
   let pendingMessages = 0
 
+  function take(): Uint8Array | undefined {
+    if (writer.length === 0) return undefined
+    const raw = writer.take()
+    const framed = frame.write(raw)
+    c.flushes++
+    c.messagesSent += pendingMessages
+    c.rawBytesSent += raw.length
+    c.wireBytesSent += framed.length
+    pendingMessages = 0
+    return framed
+  }
+
   return {
     raw(msg, ts) {
       const bytes = encodeMessage(msg, ts)
@@ -58,16 +79,22 @@ export function createFrameEncoder(deps: { readonly counters: LinkCounters; read
     },
     encode(original, ts) {
       let msg = original
-      if (stringChars(msg) > SAFE_CHARS) {
+      let chars = stringChars(msg)
+      if (chars > SAFE_CHARS) {
         const fitted = fitMessage(msg)
         if (fitted.shortened) {
           c.shortenedMessages++
           const uid = (msg as { uid?: string }).uid
           deps.log.warn(`shortened:${msg.type}`, `${msg.type}${uid ? ` of pod ${uid}` : ''} is over ${MAX_MESSAGE_BYTES} bytes: fields shortened to fit`)
+          chars = stringChars(fitted.message)
         }
         msg = fitted.message
       }
+      let before: Uint8Array | undefined
       try {
+        // Measured exactly only near the end of a block (3 UTF-8 bytes per UTF-16 unit at most).
+        const pending = writer.length
+        if (pending > 0 && pending + 3 * chars + MAX_FIXED_BYTES > BLOCK_MAX && pending + encodeMessage(msg, ts).length > BLOCK_MAX) before = take()
         writer.write(msg, ts)
         pendingMessages++
       } catch (err) {
@@ -75,21 +102,12 @@ export function createFrameEncoder(deps: { readonly counters: LinkCounters; read
         c.encodeErrors++
         deps.log.error(`encode:${msg.type}`, `cannot encode ${msg.type}, skipped: ${err.message}`)
       }
+      return before
     },
     get pendingBytes() {
       return writer.length
     },
-    take() {
-      if (writer.length === 0) return undefined
-      const raw = writer.take()
-      const framed = frame.write(raw)
-      c.flushes++
-      c.messagesSent += pendingMessages
-      c.rawBytesSent += raw.length
-      c.wireBytesSent += framed.length
-      pendingMessages = 0
-      return framed
-    },
+    take,
     end: () => frame.end(),
   }
 }

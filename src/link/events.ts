@@ -1,7 +1,7 @@
 // What the link reports to its owner, as the events of `run()` (nats.js `status()` style): a
 // session is up, with the means to send on it; a session is over, and why.
 import type { IngestMessage } from '../ingest/index.ts'
-import type { DisconnectCause } from './errors.ts'
+import type { ConnectErrorCause, DisconnectCause } from './errors.ts'
 
 /** Sending on one session: messages never go to another one (false, dropped and counted, once it is over). */
 export interface LinkSession {
@@ -30,6 +30,14 @@ export type LinkEvent =
       /** The address connected to (the resolved one when the host is a name). */
       readonly address: string
       readonly port: number
+    }
+  | {
+      /** A connection attempt failed; the link backs off and tries again (no session began). */
+      readonly type: 'connectFailed'
+      readonly cause: ConnectErrorCause
+      readonly error: Error
+      /** `host:port` as configured. */
+      readonly target: string
     }
   | {
       /** The session of the last `connected` event is over; the link backs off and reconnects, or stops. */

@@ -10,9 +10,12 @@ export {
   ConnectionLostError,
   ConnectTimeoutError,
   DnsLookupError,
+  PeerSilentError,
   type ConnectErrorCause,
   type DisconnectCause,
+  type WaitingBytes,
 } from './errors.ts'
+export { KernelProbeError, type KernelProbe } from './proc-net-tcp.ts'
 export { handshakeMessages, versionInfo, type HandshakeInfo } from './handshake.ts'
 export { HEARTBEAT_MESSAGES } from './heartbeat.ts'
 export { LATENCY_BUCKETS, type LinkPhase, type LinkStats } from './stats.ts'

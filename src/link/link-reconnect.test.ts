@@ -51,7 +51,7 @@ describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
       if (ev.type === 'connected') {
         events.push(`session ${ev.connection}`)
         ev.session.send([{ type: 'pod_resync', resyncCount: ++resync }])
-      } else {
+      } else if (ev.type === 'disconnected') {
         events.push(`disconnect ${ev.reason.cause}`)
         reasons.push(ev.reason)
       }
@@ -102,8 +102,9 @@ describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
     const first = await r.connection(0)
     await first.waitFor((m) => m.length >= 6, 5_000, 'handshake 1')
     expect(link.stats().connectErrors.dns).toBe(1)
+    expect(link.events[0]).toMatchObject({ type: 'connectFailed', cause: 'dns', target: `localhost:${r.port}`, error: { name: 'DnsLookupError' } })
     first.socket.destroy()
-    await link.event(1)
+    expect(await link.event(2)).toMatchObject({ type: 'disconnected' })
     await link.clock.advance(fast.backoffMaxMs)
     const second = await r.connection(1)
     await second.waitFor((m) => m.length >= 6, 5_000, 'handshake 2')

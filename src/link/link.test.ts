@@ -208,7 +208,7 @@ describe('reducer link: disconnected and shutdown', () => {
     const seen: string[] = []
     const first = new AbortController()
     for await (const ev of link.run(first.signal)) {
-      seen.push(ev.type === 'connected' ? `connected ${ev.connection}` : `disconnected ${ev.reason.cause}`)
+      seen.push(ev.type === 'connected' ? `connected ${ev.connection}` : ev.type === 'disconnected' ? `disconnected ${ev.reason.cause}` : ev.type)
       first.abort()
     }
     expect(link.state).toBe('stopped')

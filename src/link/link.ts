@@ -10,6 +10,8 @@ import { resolveLinkConfig, type LinkConfig, type LinkOptions } from './config.t
 import { openSocket, systemLookup, type Lookup } from './connect.ts'
 import { connectErrorCause } from './errors.ts'
 import type { DisconnectReason, LinkEvent, LinkSession } from './events.ts'
+import { createAckMeter } from './peer-silence.ts'
+import { createProcNetTcpProbe, type KernelProbe } from './proc-net-tcp.ts'
 import { openSession, type Session } from './session.ts'
 import { createCounters, registerLinkMetrics, type LinkPhase, type LinkStats } from './stats.ts'
 
@@ -39,6 +41,8 @@ export interface LinkDeps {
   readonly clock?: Clock
   /** [0, 1) for the backoff jitter. Default `Math.random`. */
   readonly random?: () => number
+  /** The kernel's view of the socket, for the silence rule. Default: /proc/net/tcp and tcp6 (Linux). */
+  readonly probe?: KernelProbe
 }
 
 export interface ReducerLink {
@@ -77,6 +81,9 @@ export function createReducerLink(options: LinkOptions, deps: LinkDeps = {}): Re
     deps.random,
   )
   const counters = createCounters()
+  const acks = createAckMeter(deps.probe ?? createProcNetTcpProbe(), (err) => {
+    log.warn(`cannot read the kernel's view of the reducer socket (${err.message}): a silent reducer is now found only once the kernel's send buffer is full`)
+  })
   let state: LinkState = { phase: 'idle' }
   let running = false
 
@@ -108,10 +115,11 @@ export function createReducerLink(options: LinkOptions, deps: LinkDeps = {}): Re
       if (signal.aborted) return { next: { phase: 'stopped' } }
       const cause = connectErrorCause(err)
       counters.connectErrors[cause]++
-      limited.warn(`connect:${cause}`, `cannot reach the reducer at ${target}, retrying:`, err instanceof Error ? err.message : err)
-      return { next: retry(current.failures) }
+      const error = err instanceof Error ? err : new Error(String(err))
+      limited.warn(`connect:${cause}`, `cannot reach the reducer at ${target}, retrying:`, error.message)
+      return { next: retry(current.failures), event: { type: 'connectFailed', cause, error, target } }
     }
-    const session = openSession(opened.socket, config, { clock, counters, latency, log: limited })
+    const session = openSession(opened.socket, config, { clock, counters, latency, log: limited, acks })
     counters.connects++
     if (counters.connects > 1) counters.reconnects++
     log.info(`connected to the reducer at ${target} (${opened.address}), session ${counters.connects}`)

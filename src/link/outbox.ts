@@ -1,6 +1,6 @@
 // The session's outbox: messages in, bytes out at the reducer's pace — a queue encoded only while
-// the socket is below a low-water mark, the flush policy, the drain timeout and the byte limit
-// (docs/behaviour.md §7).
+// the socket is below a low-water mark, the flush policy and the byte limit (docs/behaviour.md §7).
+// A reducer that stops reading is found by the session's silence rule (peer-silence.ts).
 import type { Socket } from 'node:net'
 import type { IngestMessage } from '../ingest/index.ts'
 import type { HistogramChild } from '../observe/metrics.ts'
@@ -22,8 +22,6 @@ export interface OutboxOptions {
   readonly flushDelayMs: number
   /** Flush as soon as this many uncompressed bytes are pending. */
   readonly flushBytes: number
-  /** Fail when the socket has not drained for this long, ms. */
-  readonly drainTimeoutMs: number
   /** {@link Outbox.overflow} reports more than this many bytes waiting. */
   readonly maxBufferedBytes: number
 }
@@ -34,8 +32,6 @@ export interface OutboxDeps {
   /** Observes the event-to-wire latency of sends given an `enqueuedAtMs`, seconds. */
   readonly latency: HistogramChild
   readonly log: RateLimitedLog
-  /** Told once when the socket has not drained for `drainTimeoutMs`; the owner ends the session. */
-  readonly stuck: (error: BackpressureError) => void
 }
 
 export interface Outbox {
@@ -47,17 +43,19 @@ export interface Outbox {
    * when `flushBytes` are pending, else within `flushDelayMs`. False (nothing queued) once closed.
    */
   send(messages: readonly IngestMessage[], enqueuedAtMs?: number): boolean
-  /** Writes what is encoded as LZ4 block(s) to the socket now. */
+  /** Writes what is encoded to the socket now, as one LZ4 block (docs/protocol.md §1.6). */
   flush(): void
   /**
    * The byte limit (docs/behaviour.md §7), for the owner to check from time to time: an error when
    * more than `maxBufferedBytes` wait in the socket and the queue. A queued resync is not counted:
    * it is bounded by the cluster, shares the stores' strings, and is encoded only as the reducer
-   * reads (the drain timeout still ends a reducer that stopped reading).
+   * reads (the silence rule still ends a reducer that stopped reading).
    */
   overflow(): BackpressureError | undefined
-  /** Bytes waiting in the socket plus the estimated bytes of queued messages (resyncs included); 0 once closed. */
+  /** Bytes waiting in the socket plus {@link queuedBytes}; 0 once closed. */
   readonly bufferedBytes: number
+  /** Estimated bytes of the queued messages not yet encoded (resyncs included); 0 once closed. */
+  readonly queuedBytes: number
   /** Bytes handed to the socket so far (version_info, LZ4 blocks and EndMark). */
   readonly handedBytes: number
   /** Clean end: encodes everything queued, flushes, writes the frame's EndMark, then closes. */
@@ -93,19 +91,25 @@ export function createOutbox(socket: Socket, options: OutboxOptions, deps: Outbo
   /** Batches waiting for the socket to go below the low-water mark, in order. */
   const queue: Queued[] = []
   /** Estimated raw bytes of the queued messages that count against `maxBufferedBytes`. */
-  let queuedBytes = 0
+  let countedBytes = 0
   /** `enqueuedAtMs` of the sends waiting for the next flush. */
   const pendingSince: number[] = []
   let handed = 0
   let closed = false
   let flushTimer: TimerHandle | undefined
-  let drainTimer: TimerHandle | undefined
+
+  /** Estimated bytes of everything queued, resyncs included (0 once closed: the queue is dropped). */
+  function queuedEstimate(): number {
+    let bytes = 0
+    for (const q of queue) bytes += q.resync ? estimateRest(q) : q.bytes
+    return bytes
+  }
 
   const timestampNs = (): bigint => BigInt(Math.round(clock.now() * 1000)) * 1000n
 
-  function write(bytes: Uint8Array): boolean {
+  function write(bytes: Uint8Array): void {
     handed += bytes.length
-    return socket.write(bytes)
+    socket.write(bytes)
   }
 
   /** Encodes queued batches while the socket is below the low-water mark. */
@@ -119,14 +123,15 @@ export function createOutbox(socket: Socket, options: OutboxOptions, deps: Outbo
       while (q.at < n && socket.writableLength < lowWater) encode(q.messages[q.at++]!, ts)
       if (q.at < n) break
       queue.shift()
-      queuedBytes -= q.bytes
+      countedBytes -= q.bytes
       if (q.enqueuedAtMs !== undefined) pendingSince.push(q.enqueuedAtMs)
     }
     if (encoder.pendingBytes > 0 && flushTimer === undefined) flushTimer = clock.setTimeout(flush, options.flushDelayMs)
   }
 
   function encode(msg: IngestMessage, ts: bigint): void {
-    encoder.encode(msg, ts)
+    const before = encoder.encode(msg, ts)
+    if (before) written(before)
     if (encoder.pendingBytes >= options.flushBytes) flush()
   }
 
@@ -135,39 +140,32 @@ export function createOutbox(socket: Socket, options: OutboxOptions, deps: Outbo
     flushTimer = undefined
     if (closed) return
     const block = encoder.take()
-    if (!block) return
-    const drained = write(block)
+    if (block) written(block)
+  }
+
+  /** Writes one flush's block and observes the latency of the sends it completes. */
+  function written(block: Uint8Array): void {
+    write(block)
     if (pendingSince.length > 0) {
       const t = clock.now()
       for (const since of pendingSince) deps.latency.observe(Math.max(0, t - since) / 1000)
       pendingSince.length = 0
     }
-    if (!drained && drainTimer === undefined) drainTimer = clock.setTimeout(onDrainTimeout, options.drainTimeoutMs)
   }
 
-  function onDrainTimeout(): void {
-    drainTimer = undefined
-    const ms = options.drainTimeoutMs
-    deps.stuck(new BackpressureError('drain_timeout', `the reducer has not read for ${ms} ms (${socket.writableLength} bytes waiting)`))
-  }
-
-  function onDrain(): void {
-    clock.clearTimeout(drainTimer)
-    drainTimer = undefined
-    pump()
-  }
+  // The socket fell below its high-water mark: encode more of the queue.
+  const onDrain = (): void => pump()
   socket.on('drain', onDrain)
 
   function close(): void {
     if (closed) return
     closed = true
     clock.clearTimeout(flushTimer)
-    clock.clearTimeout(drainTimer)
-    flushTimer = drainTimer = undefined
+    flushTimer = undefined
     socket.off('drain', onDrain)
     pendingSince.length = 0
     queue.length = 0
-    queuedBytes = 0
+    countedBytes = 0
   }
 
   return {
@@ -181,21 +179,21 @@ export function createOutbox(socket: Socket, options: OutboxOptions, deps: Outbo
       let bytes = 0
       if (!resync) for (const m of messages) bytes += estimateBytes(m)
       queue.push({ messages, at: 0, enqueuedAtMs, resync, bytes })
-      queuedBytes += bytes
+      countedBytes += bytes
       pump()
       return true
     },
     flush,
     overflow() {
-      const waiting = socket.writableLength + queuedBytes
+      const waiting = socket.writableLength + countedBytes
       if (closed || waiting <= options.maxBufferedBytes) return undefined
-      return new BackpressureError('buffer_overflow', `${waiting} bytes wait to be written to the reducer (limit ${options.maxBufferedBytes})`)
+      return new BackpressureError(`${waiting} bytes wait to be written to the reducer (limit ${options.maxBufferedBytes})`)
     },
     get bufferedBytes() {
-      if (closed) return 0
-      let queued = 0
-      for (const q of queue) queued += q.resync ? estimateRest(q) : q.bytes
-      return socket.writableLength + queued
+      return closed ? 0 : socket.writableLength + queuedEstimate()
+    },
+    get queuedBytes() {
+      return queuedEstimate()
     },
     get handedBytes() {
       return handed

@@ -6,7 +6,10 @@ import { createConsola, type ConsolaInstance, type LogObject } from 'consola'
 export const logger: ConsolaInstance = createConsola({ level: 3, stdout: process.stderr, stderr: process.stderr })
 
 export type LogFormat = 'pretty' | 'json'
-export type LogLevelName = 'silent' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
+
+/** The `--log-level` values, quietest first (the CLI's help and validation use this list). */
+export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const
+export type LogLevelName = (typeof LOG_LEVELS)[number]
 
 const levels: Record<LogLevelName, number> = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 }
 
