@@ -1,11 +1,13 @@
-// Issue 17's scenarios: collectors with --leader-elect as real processes (dist/cli.mjs on Node with
-// its V8 flags) against the API simulator, each through its own TCP proxy, and the tap as reducer.
+// Issue 17's scenarios and issue 23's leader-election Events: collectors with --leader-elect as real
+// processes (dist/cli.mjs on Node with its V8 flags) against the API simulator, each through its own
+// TCP proxy, and the tap as reducer.
 // Timing 3/2/0.4 s (lease duration / renew deadline / retry period) unless a scenario says otherwise.
 // The scenarios run in order on one cluster; each leaves a leader and a primed standby behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEveryOwnerShape } from '../collector/workload.ts'
 import { waitFor } from '../harness/wait.ts'
 import { startChurn } from './churn.ts'
+import { expectLeaderEvents, type Handover } from './leader-events.ts'
 import { at, LEASE_NAME, leaseHolder, startHaCluster, type HaCluster, type Replica, type Timing } from './replicas.ts'
 
 const FAST: Timing = { duration: 3, renewDeadline: 2, retry: 0.4 }
@@ -13,6 +15,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 let ha: HaCluster
 let names = 0
+/** The handovers so far, for their Events. */
+const handovers: Handover[] = []
 /** A new replica with a name of its own (the tap tells connections apart by it). */
 const replica = (timing = FAST): Promise<Replica> => ha.start(`ha-${++names}`, timing)
 
@@ -56,8 +60,9 @@ async function stopAll(): Promise<void> {
  * A handover under churn: `act` on the leader, then the standby's connection; returns both
  * connections as the tap saw them, when `act` started, and the standby's converged connection.
  */
-async function handover(label: string, act: (leader: Replica) => Promise<void>) {
+async function handover(label: string, lost: Handover['lost'], act: (leader: Replica) => Promise<void>) {
   const { leader, standby } = await pair()
+  handovers.push({ leader: leader.name, standby: standby.name, ...(lost ? { lost } : {}) })
   const churn = startChurn(ha.sim, { prefix: `churn-${label}`, deployment: 'web' })
   await sleep(500)
   const before = ha.connections([leader.name]).find((c) => c.open)!
@@ -91,7 +96,7 @@ describe('two collectors with --leader-elect', () => {
   }, 60_000)
 
   it('2. SIGKILL of the leader: the standby connects within lease duration + 3 s and the tap converges, churn meanwhile', async () => {
-    const h = await handover('kill', async (leader) => void leader.process.child.kill('SIGKILL'))
+    const h = await handover('kill', undefined, async (leader) => void leader.process.child.kill('SIGKILL'))
     expect(at(h.next.openedAt) - h.actedAt).toBeLessThanOrEqual((FAST.duration + 3) * 1000)
     expect(h.converged.epochs).toEqual([1])
     await standbyReady(await replica())
@@ -99,7 +104,7 @@ describe('two collectors with --leader-elect', () => {
 
   it('3. SIGTERM of the leader: it closes, releases, exits 0, and the standby connects within 3 s', async () => {
     let exitCode: number | null = null
-    const h = await handover('term', async (leader) => void (exitCode = (await leader.process.stop()).code))
+    const h = await handover('term', 'shutting down', async (leader) => void (exitCode = (await leader.process.stop()).code))
     expect(exitCode).toBe(0)
     expect(at(h.next.openedAt) - h.actedAt).toBeLessThanOrEqual(3_000)
     expect(at(h.old.closedAt)).toBeLessThanOrEqual(at(h.next.openedAt))
@@ -108,7 +113,7 @@ describe('two collectors with --leader-elect', () => {
   }, 60_000)
 
   it('4. a leader cut off from the API closes its connection before the standby opens one; healed, it stays standby', async () => {
-    const { leader, standby, old, next } = await handover('cut', (l) => l.proxy.setMode('blackhole'))
+    const { leader, standby, old, next } = await handover('cut', 'renew deadline', (l) => l.proxy.setMode('blackhole'))
     expect(old.open).toBe(false)
     // Fencing by time: closed before the standby could take the Lease, by the tap's clock.
     expect(at(old.closedAt)).toBeLessThan(at(next.openedAt))
@@ -123,6 +128,13 @@ describe('two collectors with --leader-elect', () => {
     expect(ha.connections([leader.name]).filter((c) => c.open)).toEqual([])
     expect(ha.connections([standby.name]).filter((c) => c.open).map((c) => c.id)).toEqual([next.id])
     await withLogs(ha.converged(standby.name))
+  }, 90_000)
+
+  it('events: kubectl shows every handover (LeaderElected, LeadershipLost on the pods; LeaderElection on the Lease)', async () => {
+    expect(handovers.map((h) => h.lost)).toEqual([undefined, 'shutting down', 'renew deadline'])
+    // The SIGTERMed leader exited in 3.: what it reported was written before it exited. The cut-off
+    // one writes its LeadershipLost once its path to the API server is healed (retried up to 60 s).
+    await withLogs(expectLeaderEvents(ha, handovers))
   }, 90_000)
 
   it('5a. a Lease held by a foreign identity keeps both replicas standby until it expires', async () => {

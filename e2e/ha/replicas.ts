@@ -34,6 +34,8 @@ export interface Replica {
 
 export interface HaCluster {
   readonly sim: Simulator
+  /** The simulator's own kubeconfig file (for kubectl). */
+  readonly kubeconfig: string
   readonly tap: Tap
   readonly replicas: Replica[]
   /** Starts a replica named `name` with these timings (and extra flags); resolves once it serves /readyz. */
@@ -62,19 +64,25 @@ export async function startHaCluster(workload: (sim: Simulator) => void): Promis
   const tap = await startTap({ listen: { host: '127.0.0.1', port: 0 } })
   const replicas: Replica[] = []
   const simPort = Number(new URL(sim.url).port)
+  const kubeconfig = join(dir, 'sim.kubeconfig')
+  writeFileSync(kubeconfig, sim.kubeconfig())
 
   const ha: HaCluster = {
     sim,
+    kubeconfig,
     tap,
     replicas,
     async start(name, timing, extraArgs = []) {
       const proxy = await startTcpProxy({ target: { port: simPort } })
       const kubeconfig = join(dir, `${name}.kubeconfig`)
       writeFileSync(kubeconfig, sim.kubeconfig().replace(sim.url, `https://127.0.0.1:${proxy.port}`))
+      // A stand-in pod for the replica, so that it reports its Kubernetes Events about it (docs/events.md).
+      const self = sim.create('pods', { metadata: { name, namespace: LEASE_NAMESPACE }, spec: { containers: [{ name: 'collector', image: 'k8s-collector' }] } })
       const process = await startCollector(RUNTIMES.node!, {
         kubeconfig,
         intakePort: tap.tcpPort,
         hostname: name,
+        env: { POD_NAME: name, POD_NAMESPACE: LEASE_NAMESPACE, POD_UID: self.metadata.uid },
         extraArgs: [
           '--leader-elect',
           '--lease-namespace', LEASE_NAMESPACE,

@@ -3,7 +3,7 @@ import { defineCommand } from 'citty'
 import { createCollector } from '../collector/collector.ts'
 import { createLeadership, type Leadership } from '../collector/leadership.ts'
 import { createKubeStreams } from '../collector/streams.ts'
-import { startEvents } from '../events/index.ts'
+import { startEvents, type EventReporter } from '../events/index.ts'
 import { createKubeClient, type KubeWriteClient } from '../kube/index.ts'
 import { createLeaseApi, monotonicClock, runElection } from '../lease/index.ts'
 import { createReducerLink } from '../link/index.ts'
@@ -56,7 +56,9 @@ export default defineCommand({
     }
     const streams = createKubeStreams({ client, registry, signal: abort.signal })
     // Kubernetes Events about this pod (docs/events.md): POD_NAME, POD_NAMESPACE, POD_UID, K8S_COLLECTOR_EVENTS.
-    const events = startEvents({ env: process.env, kubeconfig: config.kubeconfig, registry, signal: abort.signal })
+    // They stop after the collector, so that what its shutdown reports (LeadershipLost) is written too.
+    const eventsStop = new AbortController()
+    const events = startEvents({ env: process.env, kubeconfig: config.kubeconfig, registry, signal: eventsStop.signal })
     const election = config.leaderElection
     const collector = createCollector(
       {
@@ -81,7 +83,7 @@ export default defineCommand({
           },
           { registry },
         ),
-        ...(election ? { leadership: leadershipOf(election, client, registry) } : {}),
+        ...(election ? { leadership: leadershipOf(election, client, registry, events.reporter) } : {}),
       },
     )
 
@@ -91,6 +93,7 @@ export default defineCommand({
     } catch (err) {
       log.error((err as Error).message)
       process.exitCode = 1
+      eventsStop.abort()
       return
     }
     const { major, minor, patch } = config.version
@@ -115,7 +118,9 @@ export default defineCommand({
       process.exit(0)
     }, SHUTDOWN_LIMIT_MS)
     limit.unref?.()
-    await Promise.all([running, events.done])
+    await running
+    eventsStop.abort()
+    await events.done
     await health.close()
     clearTimeout(limit)
     log.info('stopped')
@@ -132,11 +137,11 @@ function leaderCloseTimeoutMs(e: LeaderElectionConfig): number {
 }
 
 /** Leader election on the configured Lease, through the collector's API client, on the monotonic clock. */
-function leadershipOf(e: LeaderElectionConfig, client: KubeWriteClient, registry: Registry): Leadership {
+function leadershipOf(e: LeaderElectionConfig, client: KubeWriteClient, registry: Registry, events: EventReporter): Leadership {
   const lease = { namespace: e.namespace, name: e.name }
   const api = createLeaseApi(client, lease, { clock: monotonicClock })
   const timing = { leaseDurationMs: e.leaseDurationSecs * 1000, renewDeadlineMs: e.renewDeadlineSecs * 1000, retryPeriodMs: e.retryPeriodSecs * 1000 }
-  return createLeadership({ lease, identity: e.identity, registry, elect: (signal) => runElection(api, { ...timing, identity: e.identity, signal, clock: monotonicClock }) })
+  return createLeadership({ lease, identity: e.identity, registry, events, elect: (signal) => runElection(api, { ...timing, identity: e.identity, signal, clock: monotonicClock }) })
 }
 
 /** `deno 2.x` or `node v22.x`, for the startup log. */

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createFakeClock, type FakeClock } from '../../e2e/harness/fake-clock.ts'
 import { createMemoryLeaseStore, type LeaseFault, type MemoryLeaseClient, type MemoryLeaseStore } from '../../e2e/harness/memory-leases.ts'
 import { metric } from '../../e2e/harness/process.ts'
+import type { Occurrence } from '../events/index.ts'
 import { createLeaseApi, runElection } from '../lease/index.ts'
 import { configureLogger } from '../observe/log.ts'
 import { createRegistry, type Registry } from '../observe/metrics.ts'
@@ -26,6 +27,8 @@ interface Replica {
   readonly client: MemoryLeaseClient
   readonly registry: Registry
   readonly terms: Term[]
+  /** What it reported as Kubernetes Events. */
+  readonly reported: Occurrence[]
   readonly done: Promise<void>
   stop(): void
 }
@@ -46,10 +49,12 @@ function replica(store: MemoryLeaseStore, clock: FakeClock, identity: string, op
   if (opts.fault) client.fault = opts.fault
   const api = createLeaseApi(client, LEASE, { clock })
   const registry = createRegistry()
+  const reported: Occurrence[] = []
   const leadership = createLeadership({
     lease: LEASE,
     identity,
     registry,
+    events: { record: (o) => reported.push(o) },
     now: clock.now,
     elect: (signal) => runElection(api, { ...TIMING, identity, signal, clock, random: () => 0.5 }),
   })
@@ -65,7 +70,7 @@ function replica(store: MemoryLeaseStore, clock: FakeClock, identity: string, op
   })
   const stop = (): void => controller.abort()
   stops.push(stop)
-  return { leadership, client, registry, terms, done, stop }
+  return { leadership, client, registry, terms, done, stop, reported }
 }
 
 const holder = (store: MemoryLeaseStore): string | undefined => store.get(LEASE.namespace, LEASE.name)?.spec.holderIdentity
@@ -107,6 +112,12 @@ describe('leadership', () => {
     expect(gauge(a, 'k8s_collector_leader_transitions_total')).toBe(2)
     expect(gauge(a, 'k8s_collector_lease_api_errors_total', 'status="aborted"')).toBeUndefined()
     expect(logged(/renew deadline/)).toEqual(['warn lease ns/collector not renewed within the renew deadline: reducer connection closed, standing by'])
+    const lease = { ...LEASE, uid: store.get(LEASE.namespace, LEASE.name)!.metadata.uid }
+    expect(a.reported).toEqual([
+      { reason: 'LeaderElected', identity: 'a', lease },
+      { reason: 'LeadershipLost', identity: 'a', lease, cause: 'renewDeadline' },
+    ])
+    expect(b.reported).toEqual([{ reason: 'LeaderElected', identity: 'b', lease }])
   })
 
   it('starts a new term only once the previous one settled', async () => {

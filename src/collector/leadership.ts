@@ -1,5 +1,6 @@
 // Leadership among replicas (docs/behaviour.md §11): follows the Lease election, runs the reducer
 // link one leadership term at a time, and closes the term's connection before the Lease is released.
+import { noEvents, type EventReporter, type LeaseIdentity } from '../events/index.ts'
 import type { ElectionEvent, LeaseRef } from '../lease/index.ts'
 import { describeLease, isForbidden, leaseErrorMessage } from '../lease/index.ts'
 import { errorLabel } from '../kube/errors.ts'
@@ -13,6 +14,8 @@ export interface LeadershipDeps {
   readonly lease: LeaseRef
   readonly identity: string
   readonly registry: Registry
+  /** Where `LeaderElected` and `LeadershipLost` go as Kubernetes Events (docs/events.md). Default: nowhere. */
+  readonly events?: EventReporter
   /** Clock of the rate-limited log, ms. Default Date.now. */
   readonly now?: () => number
 }
@@ -35,6 +38,9 @@ export function createLeadership(deps: LeadershipDeps): Leadership {
   const log = logger.withTag('leader')
   const limited = createRateLimitedLog(log, { intervalMs: 60_000, ...(deps.now ? { now: deps.now } : {}) })
   const lease = `lease ${describeLease(deps.lease)}`
+  const reporter = deps.events ?? noEvents
+  /** The Lease as its Events name it (its uid once an election returned it). */
+  let leaseIdentity: LeaseIdentity = { namespace: deps.lease.namespace, name: deps.lease.name }
   let leading = false
   let lastErrorLabel = ''
 
@@ -52,10 +58,13 @@ export function createLeadership(deps: LeadershipDeps): Leadership {
     switch (ev.type) {
       case 'elected':
         transitions.inc()
+        if (ev.leaseUid) leaseIdentity = { ...leaseIdentity, uid: ev.leaseUid }
         log.info(`leading (${lease} held as ${deps.identity}): connecting to the reducer`)
+        reporter.record({ reason: 'LeaderElected', identity: deps.identity, lease: leaseIdentity })
         return
       case 'lost':
         transitions.inc()
+        reporter.record({ reason: 'LeadershipLost', identity: deps.identity, lease: leaseIdentity, cause: ev.reason })
         if (ev.reason === 'stopped') log.info(`stopping: reducer connection closed, releasing ${lease}`)
         else if (ev.reason === 'renewDeadline') log.warn(`${lease} not renewed within the renew deadline: reducer connection closed, standing by`)
         else log.warn(`${lease} taken by another replica: reducer connection closed, standing by`)
