@@ -54,7 +54,7 @@ export default defineCommand({
       process.exitCode = 1
       return
     }
-    const streams = createKubeStreams({ client, registry, signal: abort.signal })
+    const streams = createKubeStreams({ client, registry, signal: abort.signal, silenceLimitMs: config.apiSilenceLimitSecs * 1000 })
     // Kubernetes Events about this pod (docs/events.md): POD_NAME, POD_NAMESPACE, POD_UID, K8S_COLLECTOR_EVENTS.
     // They stop after the collector, so that what its shutdown reports (LeadershipLost) is written too.
     const eventsStop = new AbortController()
@@ -79,6 +79,7 @@ export default defineCommand({
             labels: config.labels,
             version: config.version,
             heartbeatIntervalMs: config.heartbeatIntervalSecs * 1000,
+            peerSilentMs: config.reducerSilenceLimitSecs * 1000,
             ...(election ? { closeTimeoutMs: leaderCloseTimeoutMs(election) } : {}),
           },
           { registry },

@@ -67,7 +67,7 @@ export function createEventRecorder(opts: EventRecorderOptions, deps: EventRecor
   const limits: EventLimits = { ...defaultEventLimits, ...opts.limits }
   const clock = deps.clock ?? systemClock
   const log = logger.withTag('events')
-  const limited = createRateLimitedLog(log, { intervalMs: 60_000, now: clock.now })
+  const limited = createRateLimitedLog(log, { intervalMs: 60_000, clock })
   const self = podRef(opts.self)
   let seq = 0
   const book = createEventBook(limits, (spec, now) => eventName(spec.regarding.name, now, seq++))
