@@ -155,7 +155,7 @@ export async function runKindSuite(config: KindSuiteConfig): Promise<number> {
     const leader = await cluster.findCollector()
     log(`collector running; ${leader} leads and connects as ${cluster.collectorHostname}`)
 
-    const ha: Scenario = { name: haScenario.name, run: () => haScenario.run(cluster!) }
+    const ha: Scenario = { name: haScenario.name, run: () => haScenario.run(cluster!, kubectl) }
     const finalCheck: Scenario = { name: '8. quiescent at the end: the tap holds exactly the cluster', run: (c) => quiescent(c).then(() => {}) }
     const kindCluster = cluster
     const eventsCheck: Scenario = {
