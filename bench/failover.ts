@@ -7,9 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startLeaseFront, type LeaseFront } from './failover-api.ts'
-import { buildCluster, type ReplayCluster } from './replay/cluster.ts'
+import { cluster, sizes } from './cluster.ts'
+import type { ReplayCluster } from './replay/cluster.ts'
 import { CLI, runCollector, V8_FLAGS } from './replay/collector.ts'
-import { freePort, median, memMB, round, sizeLabel, sleep } from './replay/proc.ts'
+import { cpuMs, freePort, median, memMB, round, sizeLabel, sleep } from './replay/proc.ts'
 import { startReplayServer, writeKubeconfig, type ReplayServer } from './replay/server.ts'
 import { startSink, type SinkMessage } from './replay/sink.ts'
 import type { BenchOptions, BenchSection, BenchTarget } from './types.ts'
@@ -17,12 +18,6 @@ import type { BenchOptions, BenchSection, BenchTarget } from './types.ts'
 /** The shipped lease duration (kind/collector.yaml leaves client-go's defaults). */
 const LEASE_DURATION_S = 15
 const LEASE = { namespace: 'bench', name: 'k8s-collector' }
-
-function failoverSizes(opts: BenchOptions): number[] {
-  const at = process.argv.indexOf('--sizes')
-  if (at >= 0 && process.argv[at + 1]) return process.argv[at + 1]!.split(',').map((s) => Math.round(parseFloat(s) * (/k$/i.test(s) ? 1000 : 1)))
-  return opts.quick ? [10_000] : [10_000, 150_000]
-}
 
 /** Distinct pods and containers announced per reducer connection, and waits for a complete one. */
 function announcements(cluster: ReplayCluster) {
@@ -87,6 +82,8 @@ interface FailoverFigures {
   leaseWaitMs: number
   /** That write → every pod at the reducer: the standby's own work. */
   takeoverMs: number
+  /** The standby's CPU from the kill to every pod (utime + stime): its takeover's work, whatever the load. */
+  takeoverCpuMs: number
   standbyRssMB: number
 }
 
@@ -109,12 +106,14 @@ async function failoverOnce(c: ReplayCluster, front: LeaseFront, run: number): P
     }
     await sleep(1_000)
     const standbyRssMB = memMB(standby.child.pid!).rssMB
+    const cpuBefore = cpuMs(standby.child.pid!)
     const killedAt = performance.now()
     leader.child.kill('SIGKILL')
     const done = await seen.complete((conn) => conn > synced.conn, (LEASE_DURATION_S + 60) * 1000 + c.pods, 'the standby')
+    const takeoverCpuMs = cpuMs(standby.child.pid!) - cpuBefore
     const taken = front.heldSince(standby.identity)
     if (taken === undefined) throw new Error(`${standby.identity} completed a connection without holding the Lease`)
-    return { failoverMs: done.at - killedAt, leaseWaitMs: taken - killedAt, takeoverMs: done.at - taken, standbyRssMB }
+    return { failoverMs: done.at - killedAt, leaseWaitMs: taken - killedAt, takeoverMs: done.at - taken, takeoverCpuMs, standbyRssMB }
   } finally {
     for (const r of replicas) await r.stop()
     await sink.close()
@@ -123,10 +122,10 @@ async function failoverOnce(c: ReplayCluster, front: LeaseFront, run: number): P
 }
 
 /** spawn → every pod announced, a fresh process without leader election (as the sync section). */
-async function coldStartMs(c: ReplayCluster, s: ReplayServer): Promise<number> {
+async function coldStart(c: ReplayCluster, s: ReplayServer): Promise<{ wallMs: number; cpuMs: number }> {
   const run = await runCollector(c, s)
   try {
-    return (await run.synced(60_000 + c.pods * 2)).wallMs
+    return await run.synced(60_000 + c.pods * 2)
   } finally {
     await run.stop()
   }
@@ -135,17 +134,17 @@ async function coldStartMs(c: ReplayCluster, s: ReplayServer): Promise<number> {
 export async function benchFailover(opts: BenchOptions): Promise<BenchSection> {
   const figures: Record<string, number | string> = {}
   const targets: BenchTarget[] = []
-  const list = failoverSizes(opts)
+  const list = sizes(opts, [10_000, 150_000])
   for (const pods of list) {
-    const c = buildCluster(pods)
+    const c = cluster(pods)
     const runs = opts.quick || pods > 50_000 ? 1 : 3
     const samples: FailoverFigures[] = []
-    const colds: number[] = []
+    const colds: Array<{ wallMs: number; cpuMs: number }> = []
     const s = await startReplayServer(c)
     const front = await startLeaseFront(s.url)
     try {
       for (let r = 0; r < runs; r++) {
-        colds.push(await coldStartMs(c, s))
+        colds.push(await coldStart(c, s))
         samples.push(await failoverOnce(c, front, r))
       }
     } finally {
@@ -154,7 +153,9 @@ export async function benchFailover(opts: BenchOptions): Promise<BenchSection> {
     }
     const med = (pick: (f: FailoverFigures) => number): number => median(samples.map(pick))
     const k = sizeLabel(pods)
-    const cold = median(colds)
+    const cold = median(colds.map((x) => x.wallMs))
+    const coldCpu = median(colds.map((x) => x.cpuMs))
+    const takeoverCpu = med((f) => f.takeoverCpuMs)
     const failover = med((f) => f.failoverMs)
     const takeover = med((f) => f.takeoverMs)
     figures[`${k}_failover_ms`] = Math.round(failover)
@@ -163,6 +164,9 @@ export async function benchFailover(opts: BenchOptions): Promise<BenchSection> {
     figures[`${k}_cold_start_ms`] = Math.round(cold)
     figures[`${k}_cold_vs_takeover_x`] = round(cold / takeover, 2)
     figures[`${k}_cold_vs_failover_x`] = round(cold / failover, 2)
+    figures[`${k}_takeover_cpu_ms`] = Math.round(takeoverCpu)
+    figures[`${k}_cold_start_cpu_ms`] = Math.round(coldCpu)
+    figures[`${k}_cold_vs_takeover_cpu_x`] = round(coldCpu / takeoverCpu, 2)
     figures[`${k}_standby_rss_MB`] = med((f) => f.standbyRssMB)
     figures[`${k}_runs`] = runs
     if (pods === list[list.length - 1]) {
@@ -180,6 +184,7 @@ export async function benchFailover(opts: BenchOptions): Promise<BenchSection> {
       `two \`node dist/cli.mjs run --leader-elect\` processes (lease ${LEASE_DURATION_S}/10/2 s, the defaults) through an in-memory Lease API in front of the replay server; reducer = the sink (bench/replay/sink.ts)`,
       'failover = SIGKILL of the leader → every pod and container announced on the standby\'s connection; lease_wait = SIGKILL → the standby\'s Lease write accepted (the lease duration counted from when the standby saw the last renewal: within a retry period of it either way); takeover = that write → every pod (connect + snapshot from the primed stores)',
       'cold_start = spawn of a fresh collector without leader election → every pod announced (as the sync section); the cold-start target compares it with the takeover, the part a warm standby saves (in a cluster a replacement pod also waits for node-failure detection and eviction before it even starts)',
+      'takeover_cpu = the standby\'s CPU (utime + stime) from the kill to every pod, cold_start_cpu = the cold start\'s from spawn (Node start-up included): the work either does, which a loaded machine stretches in wall time but does not change',
       'standby_rss = the primed standby\'s RSS just before the kill; median of runs (1 run above 50k pods); each run also cold-starts once',
     ],
   }
