@@ -1,5 +1,5 @@
 // The collector: the watch streams feed the matching core, the core's messages go to the reducer
-// link; priming, tick timers, forced relists and readiness (docs/behaviour.md §6–§7).
+// link; priming, tick timers, forced relists, readiness and leadership terms (docs/behaviour.md §6–§7, §11).
 import { httpStatusOf, noEvents, type EventReporter, type Occurrence, type ReducerFailure } from '../events/index.ts'
 import type { IngestMessage } from '../ingest/index.ts'
 import type { LinkEvent, ReducerLink } from '../link/index.ts'
@@ -8,6 +8,7 @@ import type { OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
 import { logger } from '../observe/log.ts'
 import type { Registry } from '../observe/metrics.ts'
 import { sleep, systemClock, type Clock, type TimerHandle } from '../util/clock.ts'
+import type { Leadership } from './leadership.ts'
 
 /** One list/watch stream as the collector consumes it. */
 export interface CollectorStream<T> extends AsyncIterable<StreamEvent<T>> {
@@ -33,6 +34,11 @@ export interface CollectorDeps {
   /** The reducer link; the collector runs it once primed and follows its sessions. */
   readonly link: ReducerLink
   readonly registry: Registry
+  /**
+   * With leader election (§11): the link runs only during this replica's leadership terms, one
+   * `run` per term; without, it runs from priming to shutdown.
+   */
+  readonly leadership?: Leadership
   /** Clock and timers (event times, the priming timeout, the tick timer). Default: the system's. */
   readonly clock?: Clock
   /** Where the link's, the streams' and the epochs' news go as Kubernetes Events (docs/events.md). Default: nowhere. */
@@ -42,7 +48,7 @@ export interface CollectorDeps {
 export interface Collector {
   /** Runs until `signal` aborts; resolves once streams and link are closed. */
   run(signal: AbortSignal): Promise<void>
-  /** `/readyz`: primed and connected to the reducer (docs/behaviour.md §6). */
+  /** `/readyz`: primed and connected to the reducer (docs/behaviour.md §6), or primed and standby (§11). */
   readiness(): { ready: boolean; reason?: string }
   readonly core: CollectorCore
 }
@@ -207,8 +213,10 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
         const missing = STREAMS.filter((s) => !core.stats().primed[s])
         return { ready: false, reason: `initial list pending: ${missing.join(', ')}` }
       }
+      // A primed standby is ready, so that a rolling update of two replicas goes on (§11).
+      if (deps.leadership && !deps.leadership.leading) return { ready: true, reason: 'standby' }
       if (link.state !== 'connected') return { ready: false, reason: `reducer link ${link.state}` }
-      return { ready: true }
+      return deps.leadership ? { ready: true, reason: 'leader' } : { ready: true }
     },
     async run(signal) {
       const consumers = [
@@ -221,7 +229,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
         }),
       )
 
-      // Priming (§6): connect only once the three initial lists are in, or after the timeout.
+      // Priming (§6): connect (or stand for election, §11) only once the three initial lists are in, or after the timeout.
       await sleep(clock, opts.primingTimeoutSecs * 1000, AbortSignal.any([signal, primed.signal]))
       if (primed.signal.aborted) {
         const s = core.stats()
@@ -233,7 +241,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
         after()
       }
 
-      const linkDone = signal.aborted ? Promise.resolve() : follow(signal)
+      const linkDone = signal.aborted ? Promise.resolve() : deps.leadership ? deps.leadership.run(signal, follow) : follow(signal)
       await Promise.all([linkDone, ...consumers])
       stopped = true
       clock.clearTimeout(tickTimer)
