@@ -5,6 +5,7 @@
 import { memoryClient } from '../e2e/harness/memory-client.ts'
 import { fetchListPage } from '../src/kube/list.ts'
 import { podsResource, type ResourceSpec } from '../src/kube/resources.ts'
+import { createModelContext } from '../src/model/context.ts'
 import { scanCounters } from '../src/kube/scan.ts'
 import { openWatch } from '../src/kube/watch.ts'
 import type { PodMeta } from '../src/model/types.ts'
@@ -111,7 +112,8 @@ async function best(runs: number, fn: () => Promise<number> | number): Promise<{
 }
 
 /** The pods resource without its byte-level scanner: the JSON.parse + podMetaOf path (for comparison). */
-const textPods: ResourceSpec<PodMeta> = { ...podsResource, scan: undefined }
+const pods = podsResource(createModelContext())
+const textPods: ResourceSpec<PodMeta> = { ...pods, scan: undefined }
 
 async function watchRun(spec: ResourceSpec<PodMeta>, chunks: Uint8Array[]): Promise<number> {
   const conn = await openWatch(memoryClient(chunks), spec, { streamingList: false, resourceVersion: '1', timeoutSeconds: 300, idleTimeoutMs: 600_000 })
@@ -139,7 +141,7 @@ export async function benchDecode(opts: BenchOptions): Promise<BenchSection> {
   const watchText = lines.join('\n') + '\n'
   const watchBytes = enc.encode(watchText)
   const watchChunks = chunked(watchBytes)
-  const watchOurs = await best(runs, () => watchRun(podsResource, watchChunks))
+  const watchOurs = await best(runs, () => watchRun(pods, watchChunks))
   const watchText0 = await best(runs, () => watchRun(textPods, watchChunks))
   const watchCeiling = await best(runs, () => {
     let n = 0
@@ -162,7 +164,7 @@ export async function benchDecode(opts: BenchOptions): Promise<BenchSection> {
   const listText = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '200000' }, items })
   const listBytes = enc.encode(listText)
   const listChunks = chunked(listBytes)
-  const listOurs = await best(runs, () => listRun(podsResource, listChunks))
+  const listOurs = await best(runs, () => listRun(pods, listChunks))
   const listText0 = await best(runs, () => listRun(textPods, listChunks))
   const listCeiling = await best(runs, () => (JSON.parse(new TextDecoder().decode(listBytes)) as { items: unknown[] }).items.length)
   const listParseOnly = await best(runs, () => (JSON.parse(listText) as { items: unknown[] }).items.length)

@@ -5,6 +5,7 @@ import { createCollector } from '../collector/collector.ts'
 import { ConfigError, resolveConfig, type CollectorConfig } from '../collector/config.ts'
 import { createKubeStreams } from '../collector/streams.ts'
 import { createReducerLink } from '../link/index.ts'
+import { createModelContext } from '../model/index.ts'
 import { configureLogger, logger } from '../observe/log.ts'
 import { createRegistry } from '../observe/metrics.ts'
 import { registerProcessMetrics } from '../observe/process.ts'
@@ -61,10 +62,11 @@ export default defineCommand({
     const registry = createRegistry()
     registerProcessMetrics(registry)
     const abort = new AbortController()
+    const model = createModelContext() // the collector's caches: its streams' converters and its core share them
 
     let streams
     try {
-      streams = createKubeStreams({ kubeconfig: config.kubeconfig, registry, signal: abort.signal })
+      streams = createKubeStreams({ kubeconfig: config.kubeconfig, registry, signal: abort.signal, model })
     } catch (err) {
       log.error(`cannot load the Kubernetes configuration: ${(err as Error).message}`)
       process.exitCode = 1
@@ -80,6 +82,7 @@ export default defineCommand({
       {
         streams,
         registry,
+        model,
         createLink: (callbacks) =>
           createReducerLink(
             {

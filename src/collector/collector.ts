@@ -3,7 +3,7 @@
 import type { IngestMessage } from '../ingest/index.ts'
 import type { ReducerLink } from '../link/index.ts'
 import { createCollectorCore, type CollectorCore, type StreamName } from '../match/index.ts'
-import type { OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
+import { createModelContext, type ModelContext, type OwnerMeta, type PodMeta, type StreamEvent } from '../model/index.ts'
 import { logger } from '../observe/log.ts'
 import type { Registry } from '../observe/metrics.ts'
 
@@ -31,6 +31,8 @@ export interface CollectorDeps {
   /** Builds the link; the collector passes the session callbacks. */
   readonly createLink: (callbacks: { onSession: () => void; onDisconnect: () => void }) => ReducerLink
   readonly registry: Registry
+  /** The model caches, shared with the streams' converters. Default: a fresh set. */
+  readonly model?: ModelContext
   /** Wall clock, ms. Default `Date.now`. */
   readonly now?: () => number
 }
@@ -48,14 +50,17 @@ const STREAMS: readonly StreamName[] = ['pods', 'replicasets', 'jobs']
 export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Collector {
   const log = logger.withTag('collector')
   const now = deps.now ?? Date.now
-  const core = createCollectorCore({
-    deleteTtlMs: opts.deleteTtlSecs * 1000,
-    deleteCapacity: opts.deleteCapacity,
-    waitingLimit: opts.waitingLimit,
-  })
+  const core = createCollectorCore(
+    {
+      deleteTtlMs: opts.deleteTtlSecs * 1000,
+      deleteCapacity: opts.deleteCapacity,
+      waitingLimit: opts.waitingLimit,
+    },
+    deps.model ?? createModelContext(),
+  )
   const link = deps.createLink({
     onSession: () => {
-      const msgs = core.connect(now())
+      const msgs = core.connect()
       log.info(`reducer session: epoch ${core.stats().epoch}, announcing ${core.stats().podsAnnounced} pods`)
       send(msgs, now())
     },
@@ -103,8 +108,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
   function onTick(): void {
     tickTimer = undefined
     tickAt = Infinity
-    const t = now()
-    send(core.tick(t), t)
+    core.tick(now())
     after()
   }
 
@@ -151,7 +155,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       if (outcome === 'timeout') {
         const missing = STREAMS.filter((s) => !core.stats().primed[s])
         log.warn(`priming timeout (${opts.primingTimeoutSecs}s): connecting without the initial list of ${missing.join(', ')}`)
-        for (const s of missing) send(core.markUnavailable(s, 'priming timeout'), now())
+        for (const s of missing) send(core.markUnavailable(s), now())
         after()
       } else if (outcome === 'primed') {
         const s = core.stats()

@@ -2,7 +2,7 @@
 // forced relist, docs/behaviour.md §6), with their statistics exported as metrics.
 import { createKubeClient, watchJobs, watchPods, watchReplicaSets, type KubeClient, type WatchStats, type WatchStream } from '../kube/index.ts'
 import type { StreamName } from '../match/index.ts'
-import type { StreamEvent } from '../model/index.ts'
+import type { ModelContext, StreamEvent } from '../model/index.ts'
 import type { Registry } from '../observe/metrics.ts'
 import type { CollectorStream, CollectorStreams } from './collector.ts'
 
@@ -73,11 +73,12 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
 }
 
 /** Builds the pod, ReplicaSet and Job streams from the kubeconfig (throws on a bad configuration). */
-export function createKubeStreams(opts: { kubeconfig?: string; registry: Registry; signal: AbortSignal; client?: KubeClient }): CollectorStreams {
+export function createKubeStreams(opts: { kubeconfig?: string; registry: Registry; signal: AbortSignal; model: ModelContext; client?: KubeClient }): CollectorStreams {
   const client = opts.client ?? createKubeClient(opts.kubeconfig ? { kubeconfigPath: opts.kubeconfig } : {})
-  const pods = restartable((signal) => watchPods(client, { signal }), opts.signal)
-  const replicasets = restartable((signal) => watchReplicaSets(client, { signal }), opts.signal)
-  const jobs = restartable((signal) => watchJobs(client, { signal }), opts.signal)
+  const { model } = opts
+  const pods = restartable((signal) => watchPods(client, { signal, model }), opts.signal)
+  const replicasets = restartable((signal) => watchReplicaSets(client, { signal, model }), opts.signal)
+  const jobs = restartable((signal) => watchJobs(client, { signal, model }), opts.signal)
   registerWatchMetrics(opts.registry, { pods, replicasets, jobs } as Record<StreamName, Restartable<unknown>>)
   return { pods, replicasets, jobs }
 }

@@ -5,6 +5,7 @@
 // responses split at every chunk boundary and over a real HTTPS socket.
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createModelContext } from '../model/context.ts'
 import { podMetaOf } from '../model/convert.ts'
 import type { PodMeta } from '../model/types.ts'
 import { memoryClient } from '../../e2e/harness/memory-client.ts'
@@ -17,6 +18,7 @@ import { JsonScanError, scanCounters, scanPodJson, scanPodList, scanPodWatchLine
 import { openWatch, type WatchItem } from './watch.ts'
 import { concatBytes } from '../bytes.ts'
 
+const model = createModelContext()
 const enc = new TextEncoder()
 const bytesOf = (s: string): Uint8Array => enc.encode(s)
 const bin = (...parts: (string | number[])[]): Uint8Array => {
@@ -27,7 +29,7 @@ const bin = (...parts: (string | number[])[]): Uint8Array => {
 /** The reference: what the JSON.parse path yields for these bytes (or the error it throws). */
 function reference(b: Uint8Array): { meta: PodMeta | undefined } | { error: unknown } {
   try {
-    return { meta: podMetaOf(JSON.parse(new TextDecoder().decode(b))) }
+    return { meta: podMetaOf(model, JSON.parse(new TextDecoder().decode(b))) }
   } catch (error) {
     return { error }
   }
@@ -35,7 +37,7 @@ function reference(b: Uint8Array): { meta: PodMeta | undefined } | { error: unkn
 
 function scanned(b: Uint8Array): { meta: PodMeta | undefined } | { error: unknown } {
   try {
-    return { meta: scanPodJson(b) }
+    return { meta: scanPodJson(b, model) }
   } catch (error) {
     return { error }
   }
@@ -377,7 +379,7 @@ describe('scanPodJson: generated pods (fast-check)', () => {
 
 // ---- LIST pages and watch lines --------------------------------------------------------------
 
-const textSpec: ResourceSpec<PodMeta> = { ...podsResource, scan: undefined }
+const textSpec: ResourceSpec<PodMeta> = { ...podsResource(model), scan: undefined }
 
 const cuts = (b: Uint8Array, ...at: number[]): Uint8Array[] => {
   const out: Uint8Array[] = []
@@ -411,8 +413,8 @@ describe('scanPodList and fetchListPage', () => {
     const want = await listVia(textSpec, [b])
     expect(want).toMatchObject({ resourceVersion: '77', continueToken: 'next-token', dropped: 1 })
     expect((want as ListPage<PodMeta>).items).toHaveLength(2)
-    for (let cut = 0; cut <= b.length; cut++) expect(await listVia(podsResource, cuts(b, cut))).toStrictEqual(want)
-    expect(await listVia(podsResource, cuts(b, ...Array.from({ length: b.length }, (_, i) => i)))).toStrictEqual(want)
+    for (let cut = 0; cut <= b.length; cut++) expect(await listVia(podsResource(model), cuts(b, cut))).toStrictEqual(want)
+    expect(await listVia(podsResource(model), cuts(b, ...Array.from({ length: b.length }, (_, i) => i)))).toStrictEqual(want)
   })
 
   it('many distinct and repeated interned values (the byte cache, with collisions) equal the reference', () => {
@@ -420,8 +422,8 @@ describe('scanPodList and fetchListPage', () => {
       podObject({ name: `p${i}`, rv: i, namespace: `ns-${(i * 7) % 3001}`, images: [`img-${i % 2500}`, `img-${(i * 3) % 2500}`], owner: { kind: i % 2 ? 'ReplicaSet' : 'Job', name: `o-${i % 2100}`, uid: `u-${i % 2100}` } }),
     )
     const text = JSON.stringify(listBody('PodList', pods, 9))
-    const want = (JSON.parse(text) as { items: unknown[] }).items.map((o) => podMetaOf(o, true))
-    for (let pass = 0; pass < 2; pass++) expect(scanPodList(bytesOf(text)).items).toStrictEqual(want)
+    const want = (JSON.parse(text) as { items: unknown[] }).items.map((o) => podMetaOf(model, o, true))
+    for (let pass = 0; pass < 2; pass++) expect(scanPodList(bytesOf(text), model).items).toStrictEqual(want)
   })
 
   it('list-level duplicates, escapes and mistypes as JSON.parse sees them', async () => {
@@ -441,11 +443,11 @@ describe('scanPodList and fetchListPage', () => {
     ]
     for (const body of bodies) {
       const want = await listVia(textSpec, [bytesOf(body)])
-      expect(await listVia(podsResource, [bytesOf(body)]), body).toStrictEqual(want)
-      if (!('error' in want)) expect(scanPodList(bytesOf(body)).items).toStrictEqual(want.items)
+      expect(await listVia(podsResource(model), [bytesOf(body)]), body).toStrictEqual(want)
+      if (!('error' in want)) expect(scanPodList(bytesOf(body), model).items).toStrictEqual(want.items)
     }
     const before = scanCounters.fallbacks
-    const bad = await listVia(podsResource, [bytesOf('{"items":[1,]}')])
+    const bad = await listVia(podsResource(model), [bytesOf('{"items":[1,]}')])
     expect(bad).toMatchObject({ error: expect.stringMatching(/^KubeDecodeError: pods list: body is not JSON \(14 chars\)/) })
     expect(scanCounters.fallbacks).toBe(before)
   })
@@ -480,8 +482,8 @@ describe('scanPodWatchLine and openWatch', () => {
     const b = bin([0xef, 0xbb, 0xbf], lines.join('\n') + '\n')
     const want = await watchVia(textSpec, [b])
     expect(want.map((i) => ('type' in i ? i.type : i.error))).toStrictEqual(['ADDED', 'MODIFIED', 'DELETED', 'MODIFIED', 'ADDED', 'ADDED', 'BOOKMARK', 'ERROR'])
-    for (let cut = 0; cut <= b.length; cut++) expect(await watchVia(podsResource, cuts(b, cut))).toStrictEqual(want)
-    for (let cut = 0; cut + 7 <= b.length; cut += 3) expect(await watchVia(podsResource, cuts(b, cut, cut + 1, cut + 7))).toStrictEqual(want)
+    for (let cut = 0; cut <= b.length; cut++) expect(await watchVia(podsResource(model), cuts(b, cut))).toStrictEqual(want)
+    for (let cut = 0; cut + 7 <= b.length; cut += 3) expect(await watchVia(podsResource(model), cuts(b, cut, cut + 1, cut + 7))).toStrictEqual(want)
   })
 
   it('malformed lines, unknown types and truncated bodies fail as on the text path', async () => {
@@ -498,9 +500,9 @@ describe('scanPodWatchLine and openWatch', () => {
     for (const body of bodies) {
       const want = await watchVia(textSpec, [bytesOf(body)])
       expect(want.at(-1), body).toSatisfy((x: object) => 'error' in x || body.endsWith('\t'))
-      expect(await watchVia(podsResource, [bytesOf(body)]), body).toStrictEqual(want)
+      expect(await watchVia(podsResource(model), [bytesOf(body)]), body).toStrictEqual(want)
     }
-    const cut = await watchVia(podsResource, [bytesOf('{"type":"ADDED","object":{}}\n{"type"')])
+    const cut = await watchVia(podsResource(model), [bytesOf('{"type":"ADDED","object":{}}\n{"type"')])
     expect(cut.at(-1)).toStrictEqual({ error: expect.stringMatching(/^KubeTransportError/) })
     expect(new KubeTransportError('x')).toBeInstanceOf(Error)
     expect(new KubeDecodeError('x')).toBeInstanceOf(Error)
@@ -509,8 +511,8 @@ describe('scanPodWatchLine and openWatch', () => {
   it('scans a line inside a larger buffer without reading past its end', () => {
     const line = '{"type":"ADDED","object":{"metadata":{"uid":"u","resourceVersion":"5"}}}'
     const b = bytesOf(`xx${line}"more":"{"}\n`)
-    expect(scanPodWatchLine(b, 2, 2 + line.length)).toMatchObject({ type: 'ADDED', resourceVersion: '5', object: { uid: 'u' } })
-    for (let end = 2; end < 2 + line.length; end++) expect(() => scanPodWatchLine(b, 2, end)).toThrow(JsonScanError)
+    expect(scanPodWatchLine(b, 2, 2 + line.length, model)).toMatchObject({ type: 'ADDED', resourceVersion: '5', object: { uid: 'u' } })
+    for (let end = 2; end < 2 + line.length; end++) expect(() => scanPodWatchLine(b, 2, end, model)).toThrow(JsonScanError)
   })
 
   it('ByteLineFramer keeps lines spanning chunks whole', () => {
@@ -542,8 +544,8 @@ describe('over a real HTTPS socket', () => {
     expect(new TextDecoder().decode(await res.bytes!())).toBe('{"s":"é😀"}')
 
     api.script('/api/v1/pods', (_r, res) => sendJson(res, 200, listBody('PodList', pods, 500)))
-    const page = await fetchListPage(api.client(), podsResource, { limit: 500, idleTimeoutMs: 5000 })
-    expect(page.items).toStrictEqual(pods.map((p) => podMetaOf(JSON.parse(JSON.stringify(p)), true)))
+    const page = await fetchListPage(api.client(), podsResource(model), { limit: 500, idleTimeoutMs: 5000 })
+    expect(page.items).toStrictEqual(pods.map((p) => podMetaOf(model, JSON.parse(JSON.stringify(p)), true)))
 
     api.script('/api/v1/pods', (_r, res) => {
       const w = startWatchBody(res)
@@ -551,7 +553,7 @@ describe('over a real HTTPS socket', () => {
       w.bookmark(600, true)
       w.end()
     })
-    const conn = await openWatch(api.client(), podsResource, { streamingList: false, resourceVersion: '500', timeoutSeconds: 60, idleTimeoutMs: 5000 })
+    const conn = await openWatch(api.client(), podsResource(model), { streamingList: false, resourceVersion: '500', timeoutSeconds: 60, idleTimeoutMs: 5000 })
     const items: WatchItem<PodMeta>[] = []
     for (let item = await conn.next(); item; item = await conn.next()) items.push(item)
     // Watch events' metas are class instances, LIST items' literals (src/model/records.ts): the same fields.

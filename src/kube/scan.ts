@@ -18,7 +18,7 @@
 // own objects are walked key by key with a switch per object kind; strings are made only for the
 // extracted fields (ASCII via Buffer#latin1Slice where present), and repeating ones (namespaces,
 // images, owners, container names) come from a small cache keyed by their bytes.
-import { intern, parseIpv4, versionOf } from '../model/convert.ts'
+import { parseIpv4 } from '../model/convert.ts'
 import { listedContainerMeta, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from '../model/records.ts'
 import type { ContainerMeta, OwnerRef, PodMeta } from '../model/types.ts'
 
@@ -325,7 +325,23 @@ const CACHE_SIZE = 2048
 const cacheKeys: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(CACHE_SIZE).fill(undefined)
 const cacheStrings: string[] = new Array<string>(CACHE_SIZE).fill('')
 
-/** Like {@link readStr}, interned (shared with `intern`). */
+/** What the scanner needs of the model context (src/model/context.ts): its interner and version cache. */
+export interface ScanModel {
+  intern(s: string): string
+  versionOf(images: string[], n: number): string
+}
+
+/** The model of the scan in progress (set by each entry point). */
+let MODEL: ScanModel = { intern: (s) => s, versionOf: () => '' }
+
+/** Scans with `model`; the byte cache holds another model's strings, so it starts empty. */
+function useModel(model: ScanModel): void {
+  if (model === MODEL) return
+  MODEL = model
+  cacheKeys.fill(undefined)
+}
+
+/** Like {@link readStr}, interned (by the model's `intern`). */
 function readInterned(i: number): string {
   if (B[i] !== 34) {
     POS = skipValue(i)
@@ -341,7 +357,7 @@ function readInterned(i: number): string {
     if (j >= end) fail(j)
     const c = b[j]
     if (c === 34) break
-    if (c === 92) return intern(readEscaped(s))
+    if (c === 92) return MODEL.intern(readEscaped(s))
     if (c < 32) fail(j)
     high |= c
     h = Math.imul(h ^ c, 0x01000193)
@@ -350,7 +366,7 @@ function readInterned(i: number): string {
   POS = j + 1
   const n = j - s
   if (n === 0) return ''
-  if (high >= 128) return intern(decodeSlice(s, j))
+  if (high >= 128) return MODEL.intern(decodeSlice(s, j))
   const slot = (h ^ (h >>> 16)) & (CACHE_SIZE - 1)
   const key = cacheKeys[slot]
   if (key !== undefined && key.length === n) {
@@ -358,7 +374,7 @@ function readInterned(i: number): string {
     while (k < n && key[k] === b[s + k]) k++
     if (k === n) return cacheStrings[slot]
   }
-  const str = intern(ascii(s, j))
+  const str = MODEL.intern(ascii(s, j))
   cacheKeys[slot] = b.slice(s, j)
   cacheStrings[slot] = str
   return str
@@ -738,7 +754,7 @@ function scanPod(i: number): PodMeta | undefined {
   if (ip < 0) ip = status.podIPsIp
   ip = ip < 0 ? 0 : ip
   const hasIp = podIP.length > 0
-  const version = versionOf(status.images)
+  const version = MODEL.versionOf(status.images, status.images.length)
   // A fresh array when shared (NO_STATUS), so no meta aliases another's; else an exact-size copy:
   // the pushed-to array has room for 17 (~150 bytes a pod, kept as long as the pod).
   const containers = status === NO_STATUS ? [] : status.containers.slice()
@@ -760,7 +776,8 @@ function afterBom(buf: Uint8Array, start: number, end: number): number {
 }
 
 /** A whole JSON text (BOM allowed, like TextDecoder) as one pod: the same as `podMetaOf(JSON.parse(decode(bytes)))`. */
-export function scanPodJson(bytes: Uint8Array): PodMeta | undefined {
+export function scanPodJson(bytes: Uint8Array, model: ScanModel): PodMeta | undefined {
+  useModel(model)
   const start = afterBom(bytes, 0, bytes.length)
   setInput(bytes, start, bytes.length)
   const at = ws(start)
@@ -776,7 +793,8 @@ const LIST_KEYS = keys('metadata', 'items')
 const LIST_META_KEYS = keys('resourceVersion', 'continue')
 
 /** A LIST response body of pods (see {@link ByteScanner.list}). */
-export function scanPodList(body: Uint8Array): ScannedList<PodMeta> {
+export function scanPodList(body: Uint8Array, model: ScanModel): ScannedList<PodMeta> {
+  useModel(model)
   LISTED = true
   try {
     return scanList(body)
@@ -840,7 +858,8 @@ function scanList(body: Uint8Array): ScannedList<PodMeta> {
 const LINE_KEYS = keys('type', 'object')
 
 /** One watch line of pods (see {@link ByteScanner.watchLine}). */
-export function scanPodWatchLine(buf: Uint8Array, start: number, end: number): ScannedLine<PodMeta> {
+export function scanPodWatchLine(buf: Uint8Array, start: number, end: number, model: ScanModel): ScannedLine<PodMeta> {
+  useModel(model)
   setInput(buf, start, end)
   let type: string | undefined
   let object: PodMeta | undefined
@@ -878,5 +897,7 @@ export function validateJson(bytes: Uint8Array): void {
   expectEnd(skipValue(start))
 }
 
-/** The pods' byte-level converter. */
-export const podScanner: ByteScanner<PodMeta> = { list: scanPodList, watchLine: scanPodWatchLine }
+/** The pods' byte-level converter, interning through `model`. */
+export function createPodScanner(model: ScanModel): ByteScanner<PodMeta> {
+  return { list: (body) => scanPodList(body, model), watchLine: (buf, start, end) => scanPodWatchLine(buf, start, end, model) }
+}

@@ -1,5 +1,6 @@
 // Stream assembly: drives the watcher state machine with real requests, backoff and stats, and
 // exposes each collection as an AsyncIterable of StreamEvents (docs/behaviour.md §1, §8).
+import { createModelContext, type ModelContext } from '../model/context.ts'
 import type { OwnerMeta, PodMeta, StreamEvent } from '../model/types.ts'
 import { logger } from '../observe/log.ts'
 import { createBackoff, type BackoffConfig } from '../util/backoff.ts'
@@ -40,6 +41,8 @@ export interface WatchOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
   /** Uniform [0, 1). Default `Math.random`. */
   readonly random?: () => number
+  /** The caches the converters intern through (the collector's, shared with its core). Default: a fresh set for this stream. */
+  readonly model?: ModelContext
 }
 
 /** A watch stream: iterate it once; `stats` is live. */
@@ -149,15 +152,15 @@ export function watchResource<T extends { readonly resourceVersion: string }>(
 
 /** Pods across all namespaces, full objects converted to {@link PodMeta} (docs/behaviour.md §1, §2). */
 export function watchPods(client: KubeClient, opts?: WatchOptions): WatchStream<PodMeta> {
-  return watchResource(client, podsResource, opts)
+  return watchResource(client, podsResource(opts?.model ?? createModelContext()), opts)
 }
 
 /** ReplicaSets across all namespaces, metadata only, as {@link OwnerMeta} of kind ReplicaSet. */
 export function watchReplicaSets(client: KubeClient, opts?: WatchOptions): WatchStream<OwnerMeta> {
-  return watchResource(client, replicaSetsResource, opts)
+  return watchResource(client, replicaSetsResource(opts?.model ?? createModelContext()), opts)
 }
 
 /** Jobs across all namespaces, metadata only, as {@link OwnerMeta} of kind Job. */
 export function watchJobs(client: KubeClient, opts?: WatchOptions): WatchStream<OwnerMeta> {
-  return watchResource(client, jobsResource, opts)
+  return watchResource(client, jobsResource(opts?.model ?? createModelContext()), opts)
 }
