@@ -8,7 +8,7 @@ import { createLedger, type LedgerSlot } from './ledger.ts'
 import { newPodContainer, newPodDelete, newPodNewWithName, newPodResync } from './messages.ts'
 import { createOwnerIndex } from './owner-index.ts'
 import { createOwnerStores } from './owner-store.ts'
-import { createPodStore, type StoreSlot } from './pod-store.ts'
+import { createPodStore, NOT_SETTLED, type StoreSlot } from './pod-store.ts'
 import { isWatchedOwnerKind, resolveOwner, type OwnerLookup } from './resolve.ts'
 import { Differs } from './signature.ts'
 import type { CollectorCore, CoreConfig, Resolution, StreamName } from './types.ts'
@@ -145,35 +145,33 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
   }
 
   /** The pod is settled when nothing is owed for it on this connection (see pod-store.ts): resolved, and announced as kept when it can be. */
-  function settle(pod: Pod): void {
+  function settle(pod: Pod): Pod {
     const kept = pod.meta
     const res = pod.res
     const resolved = res !== undefined && !pod.waiting && pod.resFor === (kept.owner?.uid ?? '')
     if (resolved && (!ledger.connected || !kept.hasIp || ledger.holds(pod, kept, res))) store.settle(pod, ledger.generation)
     else store.unsettle(pod)
+    return pod
   }
 
   /** Adds or updates a pod; `listed`: a LIST item (`initApply`). */
   function podEvent(meta: PodMeta, listed: boolean, out: PodMessage[]): Pod {
     const pod = store.lookup(meta.uid)
-    if (pod !== undefined && store.isSettled(pod, ledger.generation)) {
-      const diff = store.compare(pod, meta)
-      if (diff === 0) return pod // the common event: nothing kept changed, nothing owed
-      // Same owner reference and IP presence (an ownerless pod's resolution carries its name): the resolution stands.
-      if ((diff & (Differs.pod | Differs.owner | Differs.hasIp)) === 0 && meta.owner !== undefined) {
-        updateSettled(pod, meta, diff, out)
-        return pod
-      }
+    if (pod === undefined) return settle(addPod(meta, listed, out))
+    const diff = store.compareSettled(pod, meta, ledger.generation)
+    if (diff === 0) return pod // the common event: nothing kept changed, nothing owed
+    // Settled, same owner reference and IP presence (an ownerless pod's resolution carries its name): the resolution stands.
+    if (diff !== NOT_SETTLED && (diff & (Differs.pod | Differs.owner | Differs.hasIp)) === 0 && meta.owner !== undefined) {
+      updateSettled(pod, meta, diff, out)
+      return pod
     }
-    const updated = pod === undefined ? addPod(meta, listed, out) : updatePod(pod, meta, out)
-    settle(updated)
-    return updated
+    return settle(updatePod(pod, meta, out))
   }
 
   /** A settled pod changed (by `diff`), its resolution standing: rules 5.2 and 5.3 follow from what differs; it stays settled. */
   function updateSettled(pod: Pod, meta: PodMeta, diff: number, out: PodMessage[]): void {
     const before = pod.meta
-    store.keep(pod, meta)
+    store.keep(pod, meta, diff)
     const kept = pod.meta
     if (!ledger.connected || !kept.hasIp) return
     // Settled, connected, with an IP: `before` was announced with the pod's resolution on this connection.

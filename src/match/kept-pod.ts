@@ -62,7 +62,7 @@ export class KeptPod implements PodMeta {
 
   get containers(): readonly ContainerMeta[] {
     if (this.whole) return this.whole.containers
-    return decodeSignature(this.sig, this.owner, new DecodedPod(), (s) => s).containers
+    return decodeSignature(this.sig, this.owner, (s) => s, (n) => new DecodedPod(n)).containers
   }
 
   /** It has the container tuple `c`. */

@@ -5,15 +5,17 @@ import type { ContainerMeta } from '../model/index.ts'
 import { newContainerMeta } from '../model/records.ts'
 import { KeptPod } from './kept-pod.ts'
 import { sameResolution } from './resolve.ts'
-import { sameAnnouncedFields, sameTuple } from './signature.ts'
+import { sameAnnouncedFields, sameTuple, signatureHasTuple, signatureTupleCount, signatureTuplesIn } from './signature.ts'
 import type { Resolution } from './types.ts'
 
 /**
  * Tuples sent for a pod: a kept pod stands for its own tuples (the common case: nothing decoded
- * or kept twice); a list for those of its items, so that tuples sent for an earlier state of the
- * pod are remembered without decoding them.
+ * or kept twice); a list for those of its items, a signature (signature.ts) standing for its
+ * tuples, so that tuples sent for an earlier state of the pod are remembered without decoding
+ * them (nor keeping the kept pod: one memory read less).
  */
-type Sent = KeptPod | readonly (KeptPod | ContainerMeta)[]
+type Sent = KeptPod | readonly Item[]
+type Item = string | ContainerMeta
 
 /** What the ledger keeps on a pod entry (nobody else writes it). */
 export interface LedgerSlot {
@@ -62,84 +64,121 @@ export interface Ledger<P extends LedgerSlot> {
 
 const NONE: readonly ContainerMeta[] = Object.freeze([])
 
-const itemsOf = (sent: Sent): readonly (KeptPod | ContainerMeta)[] => (sent instanceof KeptPod ? [sent] : sent)
+/** The items a kept pod stands for: its signature, or its containers when it is kept whole. */
+const itemsOf = (kept: KeptPod): readonly Item[] => (kept.sig !== '' ? [kept.sig] : kept.whole!.containers)
 
-const isKept = (item: KeptPod | ContainerMeta): item is KeptPod => item instanceof KeptPod
+/** The tuple `c` is among those `sent` stands for. */
+function has(sent: Sent, c: ContainerMeta): boolean {
+  if (sent instanceof KeptPod) return sent.hasTuple(c)
+  for (let i = 0; i < sent.length; i++) {
+    const item = sent[i]!
+    if (typeof item === 'string' ? signatureHasTuple(item, c) : sameTuple(item, c)) return true
+  }
+  return false
+}
 
-const has = (items: readonly (KeptPod | ContainerMeta)[], c: ContainerMeta): boolean =>
-  items.some((item) => (isKept(item) ? item.hasTuple(c) : sameTuple(item, c)))
+function includes(cs: readonly ContainerMeta[], c: ContainerMeta): boolean {
+  for (let i = 0; i < cs.length; i++) if (sameTuple(cs[i]!, c)) return true
+  return false
+}
 
-const within = (items: readonly (KeptPod | ContainerMeta)[], cs: readonly ContainerMeta[]): boolean =>
-  items.every((item) => (isKept(item) ? item.tuplesWithin(cs) : cs.some((c) => sameTuple(c, item))))
+/** Every tuple `sent` stands for is among `cs`. */
+function within(sent: Sent, cs: readonly ContainerMeta[]): boolean {
+  if (sent instanceof KeptPod) return sent.tuplesWithin(cs)
+  for (let i = 0; i < sent.length; i++) {
+    const item = sent[i]!
+    if (!(typeof item === 'string' ? signatureTuplesIn(item, cs) : includes(cs, item))) return false
+  }
+  return true
+}
 
-const count = (items: readonly (KeptPod | ContainerMeta)[]): number => items.reduce((n, item) => n + (isKept(item) ? item.tupleCount : 1), 0)
+/** The number of tuples `sent` stands for. */
+function count(sent: Sent): number {
+  if (sent instanceof KeptPod) return sent.tupleCount
+  let n = 0
+  for (let i = 0; i < sent.length; i++) {
+    const item = sent[i]!
+    n += typeof item === 'string' ? signatureTupleCount(item) : 1
+  }
+  return n
+}
 
-/** An empty ledger, disconnected. */
-export function createLedger<P extends LedgerSlot>(): Ledger<P> {
-  let generation = 0
-  let connected = false
-  let announced = 0
+/** The ledger as a class: the hot path reads `generation` as a plain field. */
+class ConnectionLedger<P extends LedgerSlot> implements Ledger<P> {
+  connected = false
+  generation = 0
+  announced = 0
 
-  function record(pod: P, kept: KeptPod, res: Resolution): void {
+  open(): void {
+    this.connected = true
+    this.generation++
+    this.announced = 0
+  }
+
+  close(): void {
+    this.connected = false
+    this.generation++
+    this.announced = 0
+  }
+
+  isAnnounced(pod: P): boolean {
+    return pod.annGen === this.generation
+  }
+
+  holds(pod: P, kept: KeptPod, res: Resolution): boolean {
+    return pod.annGen === this.generation && pod.annMeta === kept && pod.annRes === res
+  }
+
+  announce(pod: P, kept: KeptPod, res: Resolution): void {
+    pod.annGen = this.generation
+    pod.annMeta = kept
+    pod.annRes = res
+    pod.sent = kept
+    this.announced++
+  }
+
+  reannounce(pod: P, kept: KeptPod, res: Resolution): boolean {
+    const changed = !sameAnnouncedFields(pod.annMeta!, kept) || !sameResolution(pod.annRes, res)
+    this.record(pod, kept, res)
+    return changed
+  }
+
+  record(pod: P, kept: KeptPod, res: Resolution): void {
     pod.annMeta = kept // also releases the previously announced pod
     pod.annRes = res
   }
 
-  return {
-    get connected() {
-      return connected
-    },
-    get generation() {
-      return generation
-    },
-    get announced() {
-      return announced
-    },
-    open() {
-      connected = true
-      generation++
-      announced = 0
-    },
-    close() {
-      connected = false
-      generation++
-      announced = 0
-    },
-    isAnnounced: (pod) => pod.annGen === generation,
-    holds: (pod, kept, res) => pod.annGen === generation && pod.annMeta === kept && pod.annRes === res,
-    announce(pod, kept, res) {
-      pod.annGen = generation
-      pod.annMeta = kept
-      pod.annRes = res
-      pod.sent = kept
-      announced++
-    },
-    reannounce(pod, kept, res) {
-      const changed = !sameAnnouncedFields(pod.annMeta!, kept) || !sameResolution(pod.annRes, res)
-      record(pod, kept, res)
-      return changed
-    },
-    record,
-    replaced(pod, before, kept) {
-      if (pod.sent === before) pod.sent = kept
-    },
-    allSent: (pod, kept) => pod.sent === kept,
-    takeUnsent(pod, kept, containers) {
-      const items = itemsOf(pod.sent)
-      let unsent: ContainerMeta[] | undefined
-      for (let i = 0; i < containers.length; i++) {
-        const c = containers[i]!
-        if (!has(items, c)) (unsent ??= []).push(c)
-      }
-      // `kept` stands for the tuples sent when they are exactly its own.
-      if (unsent) pod.sent = within(items, containers) ? kept : [...items, ...unsent.map((c) => newContainerMeta(c.id, c.name, c.image))]
-      else if (count(items) === containers.length) pod.sent = kept
-      return unsent ?? NONE
-    },
-    forget(pod) {
-      if (pod.annGen !== generation || !connected) return false
-      announced--
-      return true
-    },
+  replaced(pod: P, before: KeptPod, kept: KeptPod): void {
+    if (pod.sent === before) pod.sent = kept
+  }
+
+  allSent(pod: P, kept: KeptPod): boolean {
+    return pod.sent === kept
+  }
+
+  takeUnsent(pod: P, kept: KeptPod, containers: readonly ContainerMeta[]): readonly ContainerMeta[] {
+    const sent = pod.sent
+    let unsent: ContainerMeta[] | undefined
+    for (let i = 0; i < containers.length; i++) {
+      const c = containers[i]!
+      if (!has(sent, c)) (unsent ??= []).push(c)
+    }
+    // `kept` stands for the tuples sent when they are exactly its own.
+    if (unsent === undefined) {
+      if (count(sent) === containers.length) pod.sent = kept
+      return NONE
+    }
+    if (within(sent, containers)) pod.sent = kept
+    else pod.sent = [...(sent instanceof KeptPod ? itemsOf(sent) : sent), ...unsent.map((c) => newContainerMeta(c.id, c.name, c.image))]
+    return unsent
+  }
+
+  forget(pod: P): boolean {
+    if (pod.annGen !== this.generation || !this.connected) return false
+    this.announced--
+    return true
   }
 }
+
+/** An empty ledger, disconnected. */
+export const createLedger = <P extends LedgerSlot>(): Ledger<P> => new ConnectionLedger<P>()

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { ctr, ownedBy, pod } from '../../e2e/harness/match-fixtures.ts'
 import { createModelContext, type PodMeta } from '../model/index.ts'
 import type { KeptPod } from './kept-pod.ts'
-import { createPodStore, type StoreSlot } from './pod-store.ts'
+import { createPodStore, NOT_SETTLED, type StoreSlot } from './pod-store.ts'
 import { Differs } from './signature.ts'
 
 interface Entry extends StoreSlot<Entry> {
@@ -54,14 +54,17 @@ describe('pod store', () => {
     expect(p1.meta.owner).toBe(p2.meta.owner)
     expect([p1.meta.sig, p1.meta.whole]).toEqual(['', pod('p1', ownedBy('ReplicaSet', 'r1'))])
     const same = pod('p1', ownedBy('ReplicaSet', 'r1'), { resourceVersion: '2' })
+    s.settle(p1, 1)
+    s.settle(p2, 1)
+    expect(s.compareSettled(p1, same, 2)).toBe(NOT_SETTLED)
     s.lookup('p1')
-    expect(s.compare(p1, same)).toBe(Differs.form) // nothing differs, but it is not described yet
-    s.keep(p1, same)
+    expect(s.compareSettled(p1, same, 1)).toBe(Differs.form) // nothing differs, but it is not described yet
+    s.keep(p1, same, Differs.form)
     expect(p1.meta.sig).not.toBe('')
     expect(p1.meta.owner).toBe(p2.meta.owner)
-    expect(s.compare(p1, same)).toBe(0)
+    expect(s.compareSettled(p1, same, 1)).toBe(0)
     const changed = pod('p2', ownedBy('ReplicaSet', 'r1'), { ip: 0x0a000002 })
-    expect(s.compare(p2, changed)).toBe(Differs.form | Differs.announced)
+    expect(s.compareSettled(p2, changed, 1)).toBe(Differs.form | Differs.announced)
     s.keep(p2, changed)
     s.keep(p1, pod('p1', ownedBy('ReplicaSet', 'r1'), { resourceVersion: '3' })) // unchanged: the kept form stays
     expect(values(s.decode(p2))).toEqual(values(changed))
@@ -85,8 +88,8 @@ describe('pod store', () => {
     const p = add(big)
     expect(p.meta.sig).toBe('')
     expect(values(s.decode(p))).toEqual(values(big))
-    s.lookup('p2')
-    expect(s.compare(p, { ...big, resourceVersion: '2' })).toBe(Differs.pod)
+    s.settle(p, 1)
+    expect(s.compareSettled(p, { ...big, resourceVersion: '2' }, 1)).toBe(Differs.pod)
     s.keep(p, { ...big, ip: 0x0a000009 })
     expect([p.meta.sig, p.meta.ip]).toEqual(['', 0x0a000009])
     const small = pod('p2', undefined, { containers: [ctr('p2-0', 'c', 'img:1')] })
@@ -103,7 +106,7 @@ describe('pod store', () => {
     for (let i = 0; i < all.length; i += 5) {
       const found = s.lookup(all[i + 2]!.meta.uid)!
       s.remove(all[i + 1]!) // moves later members of the probe run, the one just found among them
-      expect(s.isSettled(found, i + 2)).toBe((i + 2) % 4 !== 0)
+      expect(s.compareSettled(found, found.meta, i + 2) !== NOT_SETTLED).toBe((i + 2) % 4 !== 0)
       expect(s.lookup(all[i + 1]!.meta.uid)).toBeUndefined()
     }
     expect(s.size).toBe(160)
@@ -113,7 +116,7 @@ describe('pod store', () => {
     expect(s.withoutIp).toBe(all.filter((q, i) => i % 5 !== 1 && i !== 0 && !q.meta.hasIp).length)
     const found = s.lookup(all[3]!.meta.uid)!
     for (let i = 0; i < 1000; i++) add(pod(`grow-${i}`)) // the table grows: slots move
-    expect(s.isSettled(found, 3)).toBe(true)
+    expect(s.compareSettled(found, found.meta, 3)).not.toBe(NOT_SETTLED)
     expect(s.all().map((q) => q.n)).toEqual([...all.filter((_, i) => i % 5 !== 1).map((q) => q.n), ...Array.from({ length: 1000 }, (_, i) => 200 + i)])
   })
 

@@ -25,18 +25,21 @@ export interface PodStore<P extends StoreSlot<P>> {
    * kept whole (its owner reference replaced by the shared one), else described. Unsettled.
    */
   add(meta: PodMeta, listed: boolean, create: (kept: KeptPod) => P): P
-  /** Keeps the pod as `meta` (same uid) from now on, unless it is described exactly so already. */
-  keep(pod: P, meta: PodMeta): void
   /**
-   * How `meta` differs from the pod as kept ({@link Differs}; 0: not at all). `Differs.form`: the
-   * pod is kept whole and the next {@link keep} describes it; `Differs.pod`: one of them cannot be
-   * described.
+   * Keeps the pod as `meta` (same uid) from now on, unless it is described exactly so already;
+   * `diff`: what {@link compareSettled} just gave for them, when the caller has it.
    */
-  compare(pod: P, meta: PodMeta): number
+  keep(pod: P, meta: PodMeta, diff?: number): void
+  /**
+   * How `meta` differs from the pod as kept ({@link Differs}; 0: not at all), when the pod is
+   * settled for `mark` (a connection generation, ledger.ts); {@link NOT_SETTLED} when it is not.
+   * `Differs.form`: the pod is kept whole and the next {@link keep} describes it; `Differs.pod`: one
+   * of them cannot be described.
+   */
+  compareSettled(pod: P, meta: PodMeta, mark: number): number
   /** The pod's values, for its messages: valid until the next decode (the strings are the caller's). */
   decode(pod: P): PodMeta
-  /** The pod's mark is `mark` (a connection generation, ledger.ts). */
-  isSettled(pod: P, mark: number): boolean
+  /** Marks the pod settled for `mark`: nothing is owed for it on that connection (core.ts says when). */
   settle(pod: P, mark: number): void
   unsettle(pod: P): void
   remove(pod: P): void
@@ -51,25 +54,26 @@ export interface PodStore<P extends StoreSlot<P>> {
 
 const UNSETTLED = -1
 
+/** {@link PodStore.compareSettled} of a pod that is not settled. */
+export const NOT_SETTLED = -1
+
 /** An empty store whose pods share owner references and strings through `model`. */
 export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): PodStore<P> {
   const table = createPodTable<P>((sig, pod, uid) => (sig !== '' ? signatureHasUid(sig, uid) : pod.meta.uid === uid))
   const writer = new SignatureWriter()
-  const decoded = new DecodedPod()
+  // Decode records by number of containers, for pods of up to 16 (a larger one gets its own).
+  const decoded: DecodedPod[] = []
+  const decodeInto = (n: number): DecodedPod => (n <= 16 ? (decoded[n] ??= new DecodedPod(n)) : new DecodedPod(n))
   let withoutIp = 0
-  // The last lookup: isSettled and compare right after it read the table, not the pod.
-  let found: P | undefined
-  let foundAt = -1
-  // The last compare: keep right after it knows its answer and takes the signature it built.
-  let comparedPod: P | undefined
-  let compared: PodMeta | undefined
-  let comparedDiff = 0
-  let comparedSig = ''
+  // Where the last lookup found its pod: compareSettled right after it reads the table, not the
+  // pod (a number, so the hot path stores no reference; a slot since moved holds another pod).
+  let foundAt = 0
+  // The signature compare built for a pod kept whole, and the meta it describes: keep takes it.
+  let described = ''
+  let describedFrom: PodMeta | undefined
   // The pod last kept and the meta it was kept from: decode gives that meta instead of decoding.
   let lastPod: P | undefined
   let lastMeta: PodMeta | undefined
-
-  const slotOf = (pod: P): number => (pod === found ? foundAt : pod.slot)
 
   /** The shared reference equal to `o`: `before` when it is (no lookup: the common update), else the model's. */
   function shareOwner(o: OwnerRef | undefined, before: OwnerRef | undefined): OwnerRef | undefined {
@@ -80,65 +84,56 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
   function remember(pod: P, meta: PodMeta): void {
     lastPod = pod
     lastMeta = meta
-    comparedPod = compared = undefined
+    describedFrom = undefined
   }
 
   return {
     lookup(uid) {
       const at = table.find(uid)
       if (at < 0) return undefined
-      found = table.entryAt(at)
       foundAt = at
-      return found
+      return table.entryAt(at)
     },
     add(meta, listed, create) {
       const owner = shareOwner(meta.owner, undefined)
       if (listed && owner !== meta.owner) (meta as { owner?: OwnerRef }).owner = owner
       const form = new KeptPod(meta, owner, listed ? '' : writer.write(meta))
       const pod = create(form)
-      found = undefined // the table may grow
       table.add(pod, meta.uid, form.sig)
       if (!form.hasIp) withoutIp++
       remember(pod, meta)
       return pod
     },
-    keep(pod, meta) {
+    keep(pod, meta, diff) {
       const before = pod.meta
-      const known = meta === compared && pod === comparedPod
-      const diff = known ? comparedDiff : before.sig === '' ? Differs.form : compareSignature(before.sig, meta)
-      if (diff === 0) return remember(pod, meta) // described exactly so already: the fresh meta dies young
-      const sig = known && comparedSig !== '' ? comparedSig : writer.write(meta)
-      const owner = known && (diff & (Differs.owner | Differs.pod)) === 0 ? before.owner : shareOwner(meta.owner, before.owner)
+      const d = diff ?? (before.sig === '' ? Differs.form : compareSignature(before.sig, meta))
+      if (d === 0) return remember(pod, meta) // described exactly so already: the fresh meta dies young
+      const sig = meta === describedFrom ? described : writer.write(meta)
+      const owner = diff !== undefined && (d & (Differs.owner | Differs.pod)) === 0 ? before.owner : shareOwner(meta.owner, before.owner)
       const form = new KeptPod(meta, owner, sig)
       pod.meta = form
       table.setSig(pod, sig)
       if (before.hasIp !== form.hasIp) withoutIp += form.hasIp ? -1 : 1
       remember(pod, meta)
     },
-    compare(pod, meta) {
-      const sig = table.sigAt(slotOf(pod))
-      let diff: number
-      comparedSig = ''
-      if (sig !== '') diff = compareSignature(sig, meta)
-      else {
-        comparedSig = writer.write(meta)
-        diff = comparedSig !== '' ? compareMetas(pod.meta.whole!, meta) | Differs.form : Differs.pod
-      }
-      comparedPod = pod
-      compared = meta
-      comparedDiff = diff
-      return diff
+    compareSettled(pod, meta, mark) {
+      const at = table.entryAt(foundAt) === pod ? foundAt : pod.slot
+      if (table.markAt(at) !== mark) return NOT_SETTLED
+      const sig = table.sigAt(at)
+      if (sig !== '') return compareSignature(sig, meta)
+      // Kept whole: the signature that describes it from now on is built here, and kept for keep.
+      described = writer.write(meta)
+      describedFrom = meta
+      return described !== '' ? compareMetas(pod.meta.whole!, meta) | Differs.form : Differs.pod
     },
     decode(pod) {
       if (pod === lastPod) return lastMeta!
       const form = pod.meta
-      return form.whole ?? decodeSignature(form.sig, form.owner, decoded, model.intern)
+      return form.whole ?? decodeSignature(form.sig, form.owner, model.intern, decodeInto)
     },
-    isSettled: (pod, mark) => table.markAt(slotOf(pod)) === mark,
     settle: (pod, mark) => table.setMark(pod, mark),
     unsettle: (pod) => table.setMark(pod, UNSETTLED),
     remove(pod) {
-      found = undefined // slots move
       if (lastPod === pod) lastPod = lastMeta = undefined
       table.remove(pod)
       if (!pod.meta.hasIp) withoutIp--

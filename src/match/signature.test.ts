@@ -84,7 +84,7 @@ describe('pod signature', () => {
           containers: m.containers.map((c) => ({ ...c })),
         })
         expect([s.ip, s.hasIp, s.hostNetwork, s.owner, s.resourceVersion]).toEqual([m.ip, m.hasIp, m.hostNetwork, owner, ''])
-        const d = decodeSignature(s.sig, owner, new DecodedPod(), (x) => x)
+        const d = decodeSignature(s.sig, owner, (x) => x, (n) => new DecodedPod(n))
         expect([d.uid, d.name, d.namespace, d.version, d.containers.length]).toEqual([m.uid, m.name, m.namespace, m.version, m.containers.length])
         expect([d.ip, d.hasIp, d.hostNetwork, d.owner]).toEqual([m.ip, m.hasIp, m.hostNetwork, owner])
         expect(d.containers.map((c) => ({ ...c }))).toEqual(m.containers.map((c) => ({ ...c })))

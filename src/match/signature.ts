@@ -198,7 +198,7 @@ interface ContainerSlot {
   image: string
 }
 
-/** A pod's values decoded from its signature, into a record that the next decode overwrites. */
+/** A pod's values decoded from its signature, into a record that the next decode with as many containers overwrites. */
 export class DecodedPod implements PodMeta {
   uid = ''
   name = ''
@@ -209,35 +209,47 @@ export class DecodedPod implements PodMeta {
   hostNetwork = false
   version = ''
   owner: OwnerRef | undefined = undefined
-  readonly containers: ContainerSlot[] = []
+  /** Exactly as many as the pods it is for have (setting an array's length costs more than a decode). */
+  readonly containers: ContainerSlot[]
+
+  constructor(containers: number) {
+    this.containers = Array.from({ length: containers }, () => ({ id: '', name: '', image: '' }))
+  }
 }
 
 /**
- * Decodes the signature into `d` (sig not ''), its owner reference given. The values pods share
- * (namespace, version, container names and images) come back through `intern`: a new connection's
- * announcement holds every pod's messages at once, and fresh copies would all be kept.
+ * Decodes the signature (not '') into the record `into` gives for its number of containers, with
+ * its owner reference. The values pods share (namespace, version, container names and images) come
+ * back through `intern`: a new connection's announcement holds every pod's messages at once, and
+ * fresh copies would all be kept.
  */
-export function decodeSignature(sig: string, owner: OwnerRef | undefined, d: DecodedPod, intern: (s: string) => string): DecodedPod {
-  d.uid = field(sig, 0)
+export function decodeSignature(sig: string, owner: OwnerRef | undefined, intern: (s: string) => string, into: (containers: number) => DecodedPod): DecodedPod {
+  const uid = field(sig, 0)
   let p = skip(sig, 0)
   const f = sig.charCodeAt(p)
-  d.hasIp = (f & HAS_IP) !== 0
-  d.hostNetwork = (f & HOST_NETWORK) !== 0
-  d.ip = ((sig.charCodeAt(p + 1) << 24) | (sig.charCodeAt(p + 2) << 16) | (sig.charCodeAt(p + 3) << 8) | sig.charCodeAt(p + 4)) >>> 0
-  d.owner = owner
+  const ip = ((sig.charCodeAt(p + 1) << 24) | (sig.charCodeAt(p + 2) << 16) | (sig.charCodeAt(p + 3) << 8) | sig.charCodeAt(p + 4)) >>> 0
   p += 5
-  d.name = field(sig, p)
+  const name = field(sig, p)
   p = skip(sig, p)
-  d.namespace = intern(field(sig, p))
+  const namespace = intern(field(sig, p))
   p = skip(sig, p)
-  d.version = intern(field(sig, p))
+  const version = intern(field(sig, p))
   p = skip(sig, p)
   if ((f & HAS_OWNER) !== 0) p = skip3(sig, p)
   const n = lengthAt(sig, p)
   p += 2
+  const d = into(n)
+  d.uid = uid
+  d.hasIp = (f & HAS_IP) !== 0
+  d.hostNetwork = (f & HOST_NETWORK) !== 0
+  d.ip = ip
+  d.owner = owner
+  d.name = name
+  d.namespace = namespace
+  d.version = version
   const cs = d.containers
   for (let i = 0; i < n; i++) {
-    const c = (cs[i] ??= { id: '', name: '', image: '' })
+    const c = cs[i]!
     c.id = field(sig, p)
     p = skip(sig, p)
     c.name = intern(field(sig, p))
@@ -245,7 +257,6 @@ export function decodeSignature(sig: string, owner: OwnerRef | undefined, d: Dec
     c.image = intern(field(sig, p))
     p = skip(sig, p)
   }
-  cs.length = n
   return d
 }
 
