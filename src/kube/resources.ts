@@ -1,7 +1,7 @@
 // The three watched collections (docs/behaviour.md §1): where they live, what to Accept, how to convert.
-import { ownerMetaOf, podMetaOf } from '../model/convert.ts'
+import { intern, ownerMetaOf, podMetaOf, versionOf } from '../model/convert.ts'
 import type { OwnerMeta, PodMeta } from '../model/types.ts'
-import { podScanner, type ByteScanner } from './scan.ts'
+import { createPodScanner, type ByteScanner } from './pod-scanner.ts'
 
 /** A watched collection across all namespaces and the converter applied to each of its objects. */
 export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
@@ -19,7 +19,7 @@ export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
    */
   readonly convert: (obj: unknown, listed: boolean) => T | undefined
   /**
-   * Optional byte-level fast path (src/kube/scan.ts): LIST bodies and watch lines as UTF-8 bytes
+   * Optional byte-level fast path (src/kube/pod-scanner.ts): LIST bodies and watch lines as UTF-8 bytes
    * straight to metas, with the same results as JSON.parse + `convert`.
    */
   readonly scan?: ByteScanner<T>
@@ -37,7 +37,8 @@ export const podsResource: ResourceSpec<PodMeta> = {
   listAccept: JSON_ONLY,
   watchAccept: JSON_ONLY,
   convert: podMetaOf,
-  scan: podScanner,
+  // The model's module-level interner and versions until the model context is passed in here.
+  scan: createPodScanner({ intern, versionOf }),
 }
 
 /** `apps/v1` ReplicaSets, metadata only. */

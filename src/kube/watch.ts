@@ -5,7 +5,8 @@ import type { KubeClient } from './client.ts'
 import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError, type KubeApiError } from './errors.ts'
 import { ByteLineFramer, LineFramer } from './lines.ts'
 import type { ResourceSpec } from './resources.ts'
-import { JsonScanError, scanCounters, type ByteScanner, type ScannedLine } from './scan.ts'
+import { JsonScanError } from './json-skip.ts'
+import type { ByteScanner, ScannedLine } from './pod-scanner.ts'
 import { responseError, statusError } from './status.ts'
 import { startWatchdog, type Watchdog } from './watchdog.ts'
 
@@ -67,7 +68,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
   const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs })
   if (res.status !== 200) throw await responseError(res)
 
-  // Pods: lines framed as bytes and scanned without decoding (scan.ts); others: decoded text lines.
+  // Pods: lines framed as bytes and scanned without decoding (pod-scanner.ts); others: decoded text lines.
   const scanner = spec.scan
   const bytes = scanner ? new ByteLineFramer() : undefined
   const framer = new LineFramer()
@@ -124,7 +125,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
       if (!(err instanceof JsonScanError)) throw err
       // JSON.parse gives the error (and its usual message); should it accept the line, its result stands, counted.
       const item = parse(f.text())
-      scanCounters.fallbacks++
+      scan.stats.fallbacks++
       return item
     }
     const type = line.type
@@ -132,7 +133,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
       initialDog?.kick()
       return { type, object: line.object, resourceVersion: line.object !== undefined ? line.object.resourceVersion : line.resourceVersion }
     }
-    scanCounters.parsedLines++
+    scan.stats.parsedLines++
     return parse(f.text())
   }
 
