@@ -45,10 +45,14 @@ export interface StringSource {
 }
 
 const CACHE_SIZE = 2048
+// Longer values are not kept (issue 22): the cache holds at most CACHE_SIZE × CACHED_BYTES bytes
+// of keys, so one object with long strings cannot make every scanner keep them.
+const CACHED_BYTES = 256
 
 /**
  * Values that repeat across objects (namespaces, images, owner and container names), looked up
- * by their bytes before a string is made: a direct-mapped cache of interned strings.
+ * by their bytes before a string is made: a direct-mapped cache of interned strings, each at
+ * most 256 bytes long (0.5 MiB of keys at most).
  */
 export class ByteStringCache {
   private readonly keys: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(CACHE_SIZE).fill(undefined)
@@ -69,6 +73,7 @@ export class ByteStringCache {
     const n = e - s
     if (n === 0) return ''
     if (high >= 128) return this.source.intern(utf8String(b, s, e))
+    if (n > CACHED_BYTES) return this.source.intern(asciiString(b, s, e))
     const slot = (h ^ (h >>> 16)) & (CACHE_SIZE - 1)
     const key = this.keys[slot]
     if (key !== undefined && key.length === n) {

@@ -54,7 +54,8 @@ export async function fetchListPage<T extends { readonly resourceVersion: string
   try {
     page = spec.scan.list(body)
   } catch (err) {
-    if (!(err instanceof JsonScanError)) throw err
+    // Anything else (a string past the engine's length limit, a bug) is this body's failure too.
+    if (!(err instanceof JsonScanError)) throw new KubeDecodeError(`${spec.name} list: body of ${body.length} bytes cannot be read: ${String(err)}`, { cause: err })
     // JSON.parse gives the error (and its usual message); should it accept what the scanner
     // rejected, its result stands and the disagreement is counted.
     const parsed = pageOfText(spec, new TextDecoder().decode(body))

@@ -141,7 +141,10 @@ export class PodLayout {
     return { uid, name, namespace, rv, owner }
   }
 
-  /** `ownerReferences` at `at`: its first `controller: true` entry (controllerOf). */
+  /**
+   * `ownerReferences` at `at`: its first `controller: true` entry (controllerOf). The strings of
+   * that entry alone are made: where each key's value starts is noted, and read at the end.
+   */
   private ownerRefs(at: number): OwnerRef | undefined {
     const cur = this.cur
     if (cur.buf[at] !== 91) {
@@ -155,30 +158,32 @@ export class PodLayout {
         continue
       }
       let controller = false
-      let kind = ''
-      let uid = ''
-      let name = ''
+      let kind = -1
+      let uid = -1
+      let name = -1
       for (let k = cur.firstKey(e); k >= 0; k = cur.nextKey(cur.pos)) {
-        switch (cur.readKey(k, REF_KEYS)) {
-          case 0:
-            controller = cur.readTrue(cur.pos)
-            break
-          case 1:
-            kind = cur.readCached(cur.pos, this.cache)
-            break
-          case 2:
-            uid = cur.readCached(cur.pos, this.cache)
-            break
-          case 3:
-            name = cur.readCached(cur.pos, this.cache)
-            break
-          default:
-            cur.pos = cur.skipValue(cur.pos)
+        const key = cur.readKey(k, REF_KEYS)
+        if (key === 0) controller = cur.readTrue(cur.pos)
+        else {
+          if (key === 1) kind = cur.pos
+          else if (key === 2) uid = cur.pos
+          else if (key === 3) name = cur.pos
+          cur.pos = cur.skipValue(cur.pos)
         }
       }
-      if (controller) owner = newOwnerRef(kind, uid, name) // shared by the core when it keeps the pod
+      if (controller) owner = newOwnerRef(this.cachedAt(kind), this.cachedAt(uid), this.cachedAt(name)) // shared by the core when it keeps the pod
     }
     return owner
+  }
+
+  /** The value at `at` (-1: absent) as a cached string, '' when not a string; cur.pos stays. */
+  private cachedAt(at: number): string {
+    if (at < 0) return ''
+    const cur = this.cur
+    const pos = cur.pos
+    const s = cur.readCached(at, this.cache)
+    cur.pos = pos
+    return s
   }
 
   /** `spec` at `at`: `hostNetwork === true`. */
@@ -250,7 +255,10 @@ export class PodLayout {
     return { podIP, podIPsIp, images, containers }
   }
 
-  /** `status.containerStatuses` at `at`: every non-empty image, and the containers that have an id. */
+  /**
+   * `status.containerStatuses` at `at`: every non-empty image, and the containers that have an id
+   * (a name is read only for those).
+   */
   private containerStatuses(at: number, images: string[], containers: ContainerMeta[], listed: boolean): void {
     const cur = this.cur
     if (cur.buf[at] !== 91) {
@@ -264,7 +272,7 @@ export class PodLayout {
       }
       let image = ''
       let id = ''
-      let name = ''
+      let name = -1
       for (let m = cur.firstKey(e); m >= 0; m = cur.nextKey(cur.pos)) {
         switch (cur.readKey(m, CS_KEYS)) {
           case 0:
@@ -274,14 +282,15 @@ export class PodLayout {
             id = cur.readStr(cur.pos)
             break
           case 2:
-            name = cur.readCached(cur.pos, this.cache)
+            name = cur.pos
+            cur.pos = cur.skipValue(cur.pos)
             break
           default:
             cur.pos = cur.skipValue(cur.pos)
         }
       }
       if (image) images.push(image)
-      if (id) containers.push(listed ? listedContainerMeta(id, name, image) : newContainerMeta(id, name, image))
+      if (id) containers.push(listed ? listedContainerMeta(id, this.cachedAt(name), image) : newContainerMeta(id, this.cachedAt(name), image))
     }
   }
 }

@@ -48,6 +48,13 @@ function metadataOf(obj: unknown): Json | undefined {
   return typeof m === 'object' && m !== null ? (m as Json) : undefined
 }
 
+/** A bounded description of a `type` that is not one of ours (it may be a 1 MB string or an array nested a million deep). */
+function describeType(type: unknown): string {
+  if (typeof type === 'string') return JSON.stringify(type.length > 60 ? `${type.slice(0, 60)}…` : type)
+  if (typeof type === 'object' && type !== null) return Array.isArray(type) ? 'an array' : 'an object'
+  return String(type)
+}
+
 function rvOf(obj: unknown): string {
   const rv = metadataOf(obj)?.resourceVersion
   return typeof rv === 'string' ? rv : ''
@@ -112,7 +119,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
       case 'ERROR':
         return { type: 'ERROR', error: statusError(obj, 500, { inStream: true }) }
       default:
-        throw new KubeDecodeError(`${spec.name} watch: unknown event type ${JSON.stringify(ev?.type)}`)
+        throw new KubeDecodeError(`${spec.name} watch: unknown event type ${describeType(ev?.type)}`)
     }
   }
 
@@ -122,7 +129,8 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
     try {
       line = scan.watchLine(f.buf, f.start, f.end)
     } catch (err) {
-      if (!(err instanceof JsonScanError)) throw err
+      // Anything else (a string past the engine's length limit, a bug) is this line's failure too.
+      if (!(err instanceof JsonScanError)) throw new KubeDecodeError(`${spec.name} watch: line of ${f.end - f.start} bytes cannot be read: ${String(err)}`, { cause: err })
       // JSON.parse gives the error (and its usual message); should it accept the line, its result stands, counted.
       const item = parse(f.text())
       scan.stats.fallbacks++
