@@ -2,7 +2,7 @@
 import type { ModelContext } from '../model/context.ts'
 import { ownerMetaOf, podMetaOf } from '../model/convert.ts'
 import type { OwnerMeta, PodMeta } from '../model/types.ts'
-import { createPodScanner, type ByteScanner } from './scan.ts'
+import { createPodScanner, type ByteScanner } from './pod-scanner.ts'
 
 /** A watched collection across all namespaces and the converter applied to each of its objects. */
 export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
@@ -20,7 +20,7 @@ export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
    */
   readonly convert: (obj: unknown, listed: boolean) => T | undefined
   /**
-   * Optional byte-level fast path (src/kube/scan.ts): LIST bodies and watch lines as UTF-8 bytes
+   * Optional byte-level fast path (src/kube/pod-scanner.ts): LIST bodies and watch lines as UTF-8 bytes
    * straight to metas, with the same results as JSON.parse + `convert`.
    */
   readonly scan?: ByteScanner<T>

@@ -36,20 +36,27 @@ describe('model context', () => {
 const allowed: Record<string, string> = {
   'src/ingest/lz4-block.ts': 'the lz4-wasm instance, compiled once on first use; each call leaves nothing in it',
 }
+// Allowed lines, with the reason.
+const allowedLines: Record<string, string> = {
+  'const EMPTY = new Uint8Array(0)': 'an empty buffer: nothing can be written into it',
+}
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
-describe('the pure layers (src/model, src/match, src/ingest)', () => {
+// The scanner: the JSON byte cursor and the pod layout over it (src/kube).
+const scanner = (file: string): boolean => /^(json-|pod-layout|pod-scanner)/.test(file)
+
+describe('the pure layers (src/model, src/match, src/ingest) and the scanner', () => {
   it('keep no mutable state at module level', () => {
     const found: string[] = []
-    for (const dir of ['src/model', 'src/match', 'src/ingest']) {
+    for (const dir of ['src/model', 'src/match', 'src/ingest', 'src/kube']) {
       for (const file of readdirSync(join(root, dir))) {
         const path = `${dir}/${file}`
-        if (!file.endsWith('.ts') || file.endsWith('.test.ts') || path in allowed) continue
+        if (!file.endsWith('.ts') || file.endsWith('.test.ts') || path in allowed || (dir === 'src/kube' && !scanner(file))) continue
         readFileSync(join(root, path), 'utf8')
           .split('\n')
           .forEach((line, i) => {
             const mutable = /^(export )?(let|var) /.test(line) || /^(export )?const \w+(: (?!readonly |Readonly)[^=]+)? = (new (?!Text(En|De)coder\()\w|\[)/.test(line)
-            if (mutable) found.push(`${path}:${i + 1}: ${line.trim()}`)
+            if (mutable && !(line in allowedLines)) found.push(`${path}:${i + 1}: ${line.trim()}`)
           })
       }
     }
