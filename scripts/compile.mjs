@@ -27,12 +27,12 @@ if (process.env.DENORT_BIN && !existsSync(process.env.DENORT_BIN)) {
 }
 mkdirSync(dirname(output), { recursive: true })
 
-// The permissions the collector and the tap need, baked into the executable (behaviour: network
-// to the API server and the reducer, read for kubeconfig/service-account files, env for the
-// documented variables, sys for the hostname and CPU count, write for `tap --out`).
+// All permissions, baked into the executable. The collector needs network, read, write, env and
+// sys anyway; what tips it is /proc/net/tcp (the reducer link's silence rule, docs/dead-links.md):
+// Deno 2 opens nothing under /proc, /dev or /sys without --allow-all, whatever --allow-read says.
 const args = [
   'compile', '--no-check', '--quiet',
-  '--allow-net', '--allow-read', '--allow-write', '--allow-env', '--allow-sys=hostname,cpus,osRelease,networkInterfaces',
+  '--allow-all',
   `--v8-flags=${v8Flags.join(',')}`,
   '--output', output, bundle,
 ]

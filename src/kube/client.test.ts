@@ -9,6 +9,7 @@ import { createKubeClient, loadKubeConfig } from './client.ts'
 import { KubeAbortedError, KubeConfigError, KubeIdleTimeoutError, KubeTransportError } from './errors.ts'
 import { sendJson, startFakeApiServer, startWatchBody, type FakeApiServer } from '../../e2e/harness/fake-apiserver.ts'
 import { createTestPki, kubeconfigFor } from '../../e2e/harness/test-pki.ts'
+import { createFakeClock } from '../../e2e/harness/fake-clock.ts'
 
 let api: FakeApiServer
 let dir: string
@@ -95,9 +96,20 @@ describe('createKubeClient', () => {
 })
 
 describe('KubeResponse', () => {
+  // The idle timeouts run on fake time: a minute that only the test's clock can run out.
   it('fails with an idle timeout when no response headers arrive', async () => {
     api.script('/silent', () => {})
-    await expect(api.client().get('/silent', { ...opts, idleTimeoutMs: 200 })).rejects.toBeInstanceOf(KubeIdleTimeoutError)
+    const clock = createFakeClock()
+    let settled = false
+    const got = api.client().get('/silent', { ...opts, idleTimeoutMs: 60_000, what: 'GET /silent', clock })
+    const failed = expect(got.finally(() => (settled = true))).rejects.toThrowError(
+      new KubeIdleTimeoutError('GET /silent torn down (peer_silent): the API server sent nothing for 60.0 s'),
+    )
+    await api.waitForRequests(1, (r) => r.path === '/silent')
+    await clock.advance(59_999)
+    expect(settled).toBe(false)
+    await clock.advance(1)
+    await failed
   })
 
   it('fails a stalled body with an idle timeout, and keeps a trickling body alive', async () => {
@@ -106,15 +118,18 @@ describe('KubeResponse', () => {
       writer = startWatchBody(res)
       writer.raw('{"a":1}\n')
     })
-    const res = await api.client().get('/stall', { ...opts, idleTimeoutMs: 300 })
+    const clock = createFakeClock()
+    const res = await api.client().get('/stall', { ...opts, idleTimeoutMs: 60_000, clock })
     expect(new TextDecoder().decode((await res.read())!)).toBe('{"a":1}\n')
-    // Bytes every 100 ms keep the stream alive past the 300 ms idle timeout.
+    // Bytes every 40 s keep the stream alive past the 60 s idle timeout.
     for (let i = 0; i < 5; i++) {
-      await new Promise((r) => setTimeout(r, 100))
+      await clock.advance(40_000)
       writer!.raw(' ')
       expect(await res.read()).not.toBeNull()
     }
-    await expect(res.read()).rejects.toBeInstanceOf(KubeIdleTimeoutError)
+    const stalled = expect(res.read()).rejects.toBeInstanceOf(KubeIdleTimeoutError)
+    await clock.advance(60_000)
+    await stalled
     await writer!.closed
   })
 

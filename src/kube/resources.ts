@@ -26,6 +26,13 @@ export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
   readonly scan?: ByteScanner<T>
 }
 
+/** The collections' paths, by stream. */
+export const RESOURCE_PATHS = {
+  pods: '/api/v1/pods',
+  replicasets: '/apis/apps/v1/replicasets',
+  jobs: '/apis/batch/v1/jobs',
+} as const
+
 const JSON_ONLY = 'application/json'
 // docs/kube-api.md "Metadata only": plural for LIST, singular for WATCH, full objects as the fallback.
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
@@ -34,7 +41,7 @@ const METADATA_WATCH = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;
 /** `v1/Pod`, full objects (containerStatuses and podIPs are needed), converted through `model`. */
 export const podsResource = (model: ModelContext): ResourceSpec<PodMeta> => ({
   name: 'pods',
-  path: '/api/v1/pods',
+  path: RESOURCE_PATHS.pods,
   listAccept: JSON_ONLY,
   watchAccept: JSON_ONLY,
   convert: (obj, listed) => podMetaOf(model, obj, listed),
@@ -44,7 +51,7 @@ export const podsResource = (model: ModelContext): ResourceSpec<PodMeta> => ({
 /** `apps/v1` ReplicaSets, metadata only, converted through `model`. */
 export const replicaSetsResource = (model: ModelContext): ResourceSpec<OwnerMeta> => ({
   name: 'replicasets',
-  path: '/apis/apps/v1/replicasets',
+  path: RESOURCE_PATHS.replicasets,
   listAccept: METADATA_LIST,
   watchAccept: METADATA_WATCH,
   convert: (obj) => ownerMetaOf(model, 'ReplicaSet', obj),
@@ -53,7 +60,7 @@ export const replicaSetsResource = (model: ModelContext): ResourceSpec<OwnerMeta
 /** `batch/v1` Jobs, metadata only, converted through `model`. */
 export const jobsResource = (model: ModelContext): ResourceSpec<OwnerMeta> => ({
   name: 'jobs',
-  path: '/apis/batch/v1/jobs',
+  path: RESOURCE_PATHS.jobs,
   listAccept: METADATA_LIST,
   watchAccept: METADATA_WATCH,
   convert: (obj) => ownerMetaOf(model, 'Job', obj),
