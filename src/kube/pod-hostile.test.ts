@@ -121,7 +121,7 @@ describe('hostile pods: many entries', () => {
 
   it('many containerStatuses: one version of all images; names read only for containers with an id', () => {
     const model = countingModel()
-    const n = 2_000 // versionOf is quadratic in the images today (the model's to fix, issue 22)
+    const n = 2_000
     const statuses = Array.from({ length: n }, (_, i) => (i % 2 ? { name: `named-${i}`, image: `img-${i}` } : { name: `c-${i}`, image: `img-${i}`, containerID: `containerd://${i}` }))
     const meta = agree(podLine((p) => (p.status.containerStatuses = statuses)), model)!
     expect(meta.containers).toHaveLength(n / 2)

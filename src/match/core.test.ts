@@ -232,6 +232,28 @@ describe('§5 on settled pods (resolved and announced as kept: the unchanged-pod
     expect(show(core.connect())).toEqual(['resync 2', DEP.replace('a000001', 'a000002'), 'ctr p1 containerd://p1-0'])
   })
 
+  it.each([
+    ['a few containers (compared one by one)', 3],
+    ['thousands of containers (compared as sets of tuples, docs/behaviour.md §14)', 2_000],
+  ])('5.2 for %s: each new tuple once, nothing for a reorder or a tuple sent before', (_name, n) => {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
+    const ids = (cs: readonly { id: string }[]) => cs.map((c) => `ctr p1 ${c.id}`)
+    const first = Array.from({ length: n }, (_, i) => ctr(`p1-${i}`))
+    const at = (cs: PodMeta['containers']) => pod('p1', ownedBy('ReplicaSet', 'r1'), { containers: cs })
+    expect(show(core.pods(apply(at(first)), 0))).toEqual([DEP, ...ids(first)])
+    const added = ctr('added')
+    expect(show(core.pods(apply(at([...first].reverse().concat(added))), 0))).toEqual(ids([added]))
+    const restarted = first.map((c, i) => (i % 2 === 0 ? ctr(`p1-${i}-restart`) : c))
+    expect(show(core.pods(apply(at(restarted)), 0))).toEqual(ids(restarted.filter((_, i) => i % 2 === 0)))
+    expect(core.pods(apply(at(first)), 0)).toEqual([]) // every one sent before on this connection
+    const reimaged = first.map((c, i) => (i === n - 1 ? ctr(`p1-${i}`, 'c', 'img:2') : c))
+    expect(show(core.pods(apply(at(reimaged)), 0))).toEqual(ids([reimaged[n - 1]!]))
+    expect(core.pods(apply(at([...reimaged].reverse())), 0)).toEqual([])
+    core.disconnect()
+    expect(show(core.connect())).toEqual(['resync 2', DEP, ...ids([...reimaged].reverse())])
+  })
+
   it('a pod still waiting when a connection starts is not settled by it: its change is held until its owner arrives', () => {
     const core = primedCore()
     core.pods(apply(pod('p1', ownedBy('Job', 'j2'))), 0)

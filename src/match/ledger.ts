@@ -5,7 +5,7 @@ import type { ContainerMeta } from '../model/index.ts'
 import { newContainerMeta } from '../model/records.ts'
 import { KeptPod } from './kept-pod.ts'
 import { sameResolution } from './resolve.ts'
-import { sameAnnouncedFields, sameTuple, signatureHasTuple, signatureTupleCount, signatureTuplesIn } from './signature.ts'
+import { addSignatureTupleKeys, sameAnnouncedFields, sameTuple, signatureHasTuple, signatureTupleCount, signatureTuplesIn, tupleKey } from './signature.ts'
 import type { Resolution } from './types.ts'
 
 /**
@@ -64,6 +64,12 @@ export interface Ledger<P extends LedgerSlot> {
 
 const NONE: readonly ContainerMeta[] = Object.freeze([])
 
+/**
+ * Past this many tuple comparisons (tuples sent × the pod's), rule 5.2 compares sets of tuple keys
+ * instead: linear in the pod's size for a pod with thousands of containers (docs/behaviour.md §14).
+ */
+const COMPARE_LIMIT = 256
+
 /** The items a kept pod stands for: its signature, or its containers when it is kept whole. */
 const itemsOf = (kept: KeptPod): readonly Item[] => (kept.sig !== '' ? [kept.sig] : kept.whole!.containers)
 
@@ -90,6 +96,16 @@ function within(sent: Sent, cs: readonly ContainerMeta[]): boolean {
     if (!(typeof item === 'string' ? signatureTuplesIn(item, cs) : includes(cs, item))) return false
   }
   return true
+}
+
+/** Adds the tuple key of every tuple `sent` stands for to `keys`. */
+function addKeys(sent: Sent, keys: Set<string>): void {
+  const items = sent instanceof KeptPod ? itemsOf(sent) : sent
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    if (typeof item === 'string') addSignatureTupleKeys(item, keys)
+    else keys.add(tupleKey(item.id, item.name, item.image))
+  }
 }
 
 /** The number of tuples `sent` stands for. */
@@ -158,18 +174,31 @@ class ConnectionLedger<P extends LedgerSlot> implements Ledger<P> {
 
   takeUnsent(pod: P, kept: KeptPod, containers: readonly ContainerMeta[]): readonly ContainerMeta[] {
     const sent = pod.sent
+    const sentCount = count(sent)
     let unsent: ContainerMeta[] | undefined
-    for (let i = 0; i < containers.length; i++) {
-      const c = containers[i]!
-      if (!has(sent, c)) (unsent ??= []).push(c)
+    let allOwn: boolean // every tuple sent is one of `containers`
+    if (sentCount * containers.length <= COMPARE_LIMIT) {
+      for (let i = 0; i < containers.length; i++) {
+        const c = containers[i]!
+        if (!has(sent, c)) (unsent ??= []).push(c)
+      }
+      allOwn = unsent === undefined ? sentCount === containers.length : within(sent, containers)
+    } else {
+      const sentKeys = new Set<string>()
+      addKeys(sent, sentKeys)
+      const own = new Set<string>()
+      for (let i = 0; i < containers.length; i++) {
+        const c = containers[i]!
+        const key = tupleKey(c.id, c.name, c.image)
+        own.add(key)
+        if (!sentKeys.has(key)) (unsent ??= []).push(c)
+      }
+      allOwn = unsent === undefined ? sentCount === containers.length : [...sentKeys].every((key) => own.has(key))
     }
     // `kept` stands for the tuples sent when they are exactly its own.
-    if (unsent === undefined) {
-      if (count(sent) === containers.length) pod.sent = kept
-      return NONE
-    }
-    if (within(sent, containers)) pod.sent = kept
-    else pod.sent = [...(sent instanceof KeptPod ? itemsOf(sent) : sent), ...unsent.map((c) => newContainerMeta(c.id, c.name, c.image))]
+    if (allOwn) pod.sent = kept
+    if (unsent === undefined) return NONE
+    if (!allOwn) pod.sent = [...(sent instanceof KeptPod ? itemsOf(sent) : sent), ...unsent.map((c) => newContainerMeta(c.id, c.name, c.image))]
     return unsent
   }
 

@@ -191,6 +191,22 @@ export function signatureTuplesIn(sig: string, containers: readonly ContainerMet
   return true
 }
 
+/** A string naming the container tuple exactly (equal keys, equal tuples): for sets of tuples. */
+export const tupleKey = (id: string, name: string, image: string): string => `${id.length}:${name.length}:${id}${name}${image}`
+
+/** Adds the {@link tupleKey} of each of the signature's container tuples to `keys` (sig not ''). */
+export function addSignatureTupleKeys(sig: string, keys: Set<string>): void {
+  let p = containersAt(sig)
+  const n = lengthAt(sig, p)
+  p += 2
+  for (let i = 0; i < n; i++) {
+    const q = skip(sig, p)
+    const r = skip(sig, q)
+    keys.add(tupleKey(field(sig, p), field(sig, q), field(sig, r)))
+    p = skip(sig, r)
+  }
+}
+
 /** A mutable container record, for {@link DecodedPod}. */
 interface ContainerSlot {
   id: string
