@@ -132,7 +132,7 @@ export async function benchHostile(opts: BenchOptions): Promise<BenchSection> {
   const notes: string[] = []
   if (!gc) notes.push('no --expose-gc: heap figures are 0')
   for (const shape of shapes) {
-    const key = shape.name.replace(/\(.*?\)/g, '').trim().replace(/[^a-zA-Z0-9]+/g, '_').replace(/_$/, '')
+    const key = shape.name.replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '')
     const cpu: Record<string, number[]> = { scanner: [], parse: [] }
     for (const k of folds) {
       const text = shape.line(k)
