@@ -3,6 +3,7 @@ import { benchCeiling, benchChurn, benchInformer, benchSync, benchWire } from '.
 import { benchCodec } from './codec.ts'
 import { benchDecode } from './decode.ts'
 import { benchFailover } from './failover.ts'
+import { benchHostile } from './hostile.ts'
 import { benchMatch } from './match.ts'
 import { benchMatchDeno } from './match-deno.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
@@ -18,4 +19,5 @@ export const sections: Record<string, (opts: BenchOptions) => Promise<BenchSecti
   churn: benchChurn,
   wire: benchWire,
   failover: benchFailover,
+  hostile: benchHostile,
 }

@@ -7,6 +7,7 @@ import { startEvents, type EventReporter } from '../events/index.ts'
 import { createKubeClient, type KubeWriteClient } from '../kube/index.ts'
 import { createLeaseApi, monotonicClock, runElection } from '../lease/index.ts'
 import { createReducerLink } from '../link/index.ts'
+import { createModelContext } from '../model/index.ts'
 import { configureLogger, logger } from '../observe/log.ts'
 import { createRegistry, type Registry } from '../observe/metrics.ts'
 import { registerBuildInfo, registerProcessMetrics, runtimeInfo } from '../observe/process.ts'
@@ -46,6 +47,7 @@ export default defineCommand({
     registerProcessMetrics(registry)
     registerBuildInfo(registry, { version: VERSION })
     const abort = new AbortController()
+    const model = createModelContext() // the collector's caches: its streams' converters and its core share them
 
     let client: KubeWriteClient
     try {
@@ -55,7 +57,7 @@ export default defineCommand({
       process.exitCode = 1
       return
     }
-    const streams = createKubeStreams({ client, registry, signal: abort.signal, silenceLimitMs: config.apiSilenceLimitSecs * 1000 })
+    const streams = createKubeStreams({ client, registry, signal: abort.signal, silenceLimitMs: config.apiSilenceLimitSecs * 1000, model })
     // Kubernetes Events about this pod (docs/events.md): POD_NAME, POD_NAMESPACE, POD_UID, K8S_COLLECTOR_EVENTS.
     // They stop after the collector, so that what its shutdown reports (LeadershipLost) is written too.
     const eventsStop = new AbortController()
@@ -71,6 +73,7 @@ export default defineCommand({
       {
         streams,
         registry,
+        model,
         events: events.reporter,
         link: createReducerLink(
           {

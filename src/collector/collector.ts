@@ -4,7 +4,7 @@ import { httpStatusOf, noEvents, type EventReporter, type Occurrence, type Reduc
 import type { IngestMessage } from '../ingest/index.ts'
 import type { LinkEvent, ReducerLink } from '../link/index.ts'
 import { createCollectorCore, type CollectorCore, type StreamName } from '../match/index.ts'
-import type { OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
+import { createModelContext, type ModelContext, type OwnerMeta, type PodMeta, type StreamEvent } from '../model/index.ts'
 import { logger } from '../observe/log.ts'
 import type { Registry } from '../observe/metrics.ts'
 import { sleep, systemClock, type Clock, type TimerHandle } from '../util/clock.ts'
@@ -39,6 +39,8 @@ export interface CollectorDeps {
    * `run` per term; without, it runs from priming to shutdown.
    */
   readonly leadership?: Leadership
+  /** The model caches, shared with the streams' converters. Default: a fresh set. */
+  readonly model?: ModelContext
   /** Clock and timers (event times, the priming timeout, the tick timer). Default: the system's. */
   readonly clock?: Clock
   /** Where the link's, the streams' and the epochs' news go as Kubernetes Events (docs/events.md). Default: nowhere. */
@@ -69,11 +71,14 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
   const clock = deps.clock ?? systemClock
   const link = deps.link
   const reporter = deps.events ?? noEvents
-  const core = createCollectorCore({
-    deleteTtlMs: opts.deleteTtlSecs * 1000,
-    deleteCapacity: opts.deleteCapacity,
-    waitingLimit: opts.waitingLimit,
-  })
+  const core = createCollectorCore(
+    {
+      deleteTtlMs: opts.deleteTtlSecs * 1000,
+      deleteCapacity: opts.deleteCapacity,
+      waitingLimit: opts.waitingLimit,
+    },
+    deps.model ?? createModelContext(),
+  )
 
   const events = deps.registry.counter({
     name: 'k8s_collector_watch_events_total',
@@ -132,8 +137,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
   function onTick(): void {
     tickTimer = undefined
     tickAt = Infinity
-    const t = clock.now()
-    send(core.tick(t), t)
+    core.tick(clock.now())
     after()
   }
 
@@ -142,7 +146,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     switch (ev.type) {
       case 'connected': {
         const t = clock.now()
-        const msgs = core.connect(t)
+        const msgs = core.connect()
         log.info(`reducer session: epoch ${core.stats().epoch}, announcing ${core.stats().podsAnnounced} pods`)
         ev.session.send(msgs, t)
         outage = undefined
@@ -237,7 +241,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       } else if (!signal.aborted) {
         const missing = STREAMS.filter((s) => !core.stats().primed[s])
         log.warn(`priming timeout (${opts.primingTimeoutSecs}s): connecting without the initial list of ${missing.join(', ')}`)
-        for (const s of missing) send(core.markUnavailable(s, 'priming timeout'), clock.now())
+        for (const s of missing) send(core.markUnavailable(s), clock.now())
         after()
       }
 

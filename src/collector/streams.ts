@@ -2,7 +2,7 @@
 // forced relist, docs/behaviour.md §6), with their statistics exported as metrics.
 import { createKubeClient, watchJobs, watchPods, watchReplicaSets, type KubeClient, type WatchStats, type WatchStream } from '../kube/index.ts'
 import type { StreamName } from '../match/index.ts'
-import type { StreamEvent } from '../model/index.ts'
+import type { ModelContext, StreamEvent } from '../model/index.ts'
 import type { Registry } from '../observe/metrics.ts'
 import type { CollectorStream, CollectorStreams } from './collector.ts'
 
@@ -107,13 +107,14 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
 /**
  * Builds the pod, ReplicaSet and Job streams from the kubeconfig (throws on a bad configuration).
  * `silenceLimitMs`: the API silence limit (docs/behaviour.md §12; default the watch layer's, 30 s).
+ * `model`: the collector's model context, which every stream's converters intern through.
  */
-export function createKubeStreams(opts: { kubeconfig?: string; registry: Registry; signal: AbortSignal; client?: KubeClient; silenceLimitMs?: number }): CollectorStreams {
+export function createKubeStreams(opts: { kubeconfig?: string; registry: Registry; signal: AbortSignal; model: ModelContext; client?: KubeClient; silenceLimitMs?: number }): CollectorStreams {
   const client = opts.client ?? createKubeClient(opts.kubeconfig ? { kubeconfigPath: opts.kubeconfig } : {})
-  const silenceLimitMs = opts.silenceLimitMs
-  const pods = restartable((signal) => watchPods(client, { signal, silenceLimitMs }), opts.signal)
-  const replicasets = restartable((signal) => watchReplicaSets(client, { signal, silenceLimitMs }), opts.signal)
-  const jobs = restartable((signal) => watchJobs(client, { signal, silenceLimitMs }), opts.signal)
+  const { silenceLimitMs, model } = opts
+  const pods = restartable((signal) => watchPods(client, { signal, silenceLimitMs, model }), opts.signal)
+  const replicasets = restartable((signal) => watchReplicaSets(client, { signal, silenceLimitMs, model }), opts.signal)
+  const jobs = restartable((signal) => watchJobs(client, { signal, silenceLimitMs, model }), opts.signal)
   registerWatchMetrics(opts.registry, { pods, replicasets, jobs } as Record<StreamName, Restartable<unknown>>)
   return { pods, replicasets, jobs }
 }
