@@ -132,6 +132,19 @@ describe('KubeResponse', () => {
     await expect(api.client().get('/abort', { ...opts, signal: ac.signal })).rejects.toBeInstanceOf(KubeAbortedError)
   })
 
+  it('reuses the buffer of a body read whole once its response is closed', async () => {
+    const page = (n: number): string => JSON.stringify({ items: Array.from({ length: n }, (_, i) => ({ i })) })
+    api.script('/page', (_r, res) => sendJson(res, 200, JSON.parse(page(2000))), (_r, res) => sendJson(res, 200, JSON.parse(page(1000))))
+    const client = api.client()
+    const first = await client.get('/page', opts)
+    const a = await first.bytes()
+    expect(new TextDecoder().decode(a)).toBe(page(2000))
+    first.close()
+    const b = await (await client.get('/page', opts)).bytes()
+    expect(new TextDecoder().decode(b)).toBe(page(1000))
+    expect(b.buffer).toBe(a.buffer)
+  })
+
   it('reports a body cut before its end marker as a transport error', async () => {
     api.script('/cut', (_r, res) => {
       const w = startWatchBody(res)

@@ -1,11 +1,15 @@
 // The API server connection: kubeconfig / in-cluster auth via @kubernetes/client-node's KubeConfig,
-// and our own streaming GET over node:http(s), which behaves the same on Node and on Deno.
+// and our own streaming GET: over node:http(s) on Node, over fetch on Deno (fetch-transport.ts), the
+// same behaviour on both.
 import http from 'node:http'
 import https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
 import { KubeAbortedError, KubeConfigError, KubeIdleTimeoutError, KubeTransportError, type KubeError } from './errors.ts'
 import { concatBytes } from '../bytes.ts'
+import { createBodyBuffers, joinInto, type BodyBuffers } from './body-buffers.ts'
+import { createFetchTransport } from './fetch-transport.ts'
 import { startWatchdog } from './watchdog.ts'
+import { logger } from '../observe/log.ts'
 
 /** How `createKubeClient` finds the API server and credentials. */
 export interface KubeClientOptions {
@@ -46,9 +50,13 @@ export interface KubeResponse {
   read(): Promise<Uint8Array | null>
   /** The whole remaining body as text; only the first `maxChars` are kept (default: all). */
   text(maxChars?: number): Promise<string>
-  /** The whole remaining body as bytes, undecoded; only the first `maxBytes` are kept (default: all), the rest is drained. */
+  /**
+   * The whole remaining body as bytes, undecoded; only the first `maxBytes` are kept (default: all),
+   * the rest is drained. The bytes stay valid until `close()`: closing a response read this way
+   * lets the client reuse its buffer for a later body.
+   */
   bytes(maxBytes?: number): Promise<Uint8Array>
-  /** Destroys the connection; pending and later reads reject with `reason` (default: aborted). */
+  /** Destroys the connection; pending and later reads reject with `reason` (default: aborted). After `bytes()`, releases its buffer. */
   close(reason?: KubeError): void
 }
 
@@ -91,6 +99,11 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeClient {
   const server = (kc.getCurrentCluster()?.server ?? '').replace(/\/+$/, '')
   if (!server) throw new KubeConfigError('kubeconfig has no cluster server')
   const userAgent = opts.userAgent ?? 'k8s-collector'
+  const buffers = createBodyBuffers()
+  const fetchTransport = createFetchTransport(buffers)
+  // client-node puts a kubeconfig's proxy-url into a proxy agent, which only node:http(s) can use.
+  const proxied = Boolean(kc.getCurrentCluster()?.proxyUrl)
+  let warned = false
   return {
     server,
     watchList: opts.streamingList === 'never' ? 'unsupported' : 'unknown',
@@ -103,12 +116,21 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeClient {
       } catch (err) {
         throw new KubeTransportError(`credentials: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
       }
-      return send(new URL(server + pathAndQuery), options, req)
+      const url = new URL(server + pathAndQuery)
+      if (fetchTransport === undefined) return send(url, options, req, buffers)
+      if (fetchTransport.canSend(url, options, proxied)) return fetchTransport.send(url, options, req)
+      if (!warned) {
+        warned = true
+        logger
+          .withTag('kube')
+          .warn('on Deno, a kubeconfig with insecure-skip-tls-verify, tls-server-name, a PKCS#12 bundle or proxy-url goes over node:https, which holds about twice the memory (bench/README.md, issue 16)')
+      }
+      return send(url, options, req, buffers)
     },
   }
 }
 
-function send(url: URL, options: https.RequestOptions, opts: KubeRequestOptions): Promise<KubeResponse> {
+function send(url: URL, options: https.RequestOptions, opts: KubeRequestOptions, buffers: BodyBuffers): Promise<KubeResponse> {
   return new Promise((resolve, reject) => {
     const req = (url.protocol === 'http:' ? http : https).request(url, options)
     let closedBy: KubeError | undefined
@@ -141,7 +163,7 @@ function send(url: URL, options: https.RequestOptions, opts: KubeRequestOptions)
       settled = true
       dog.kick()
       res.on('error', () => {}) // surfaced by read(); never an unhandled 'error' event
-      resolve(responseOf(res, dog, cleanup, close, () => closedBy))
+      resolve(responseOf(res, buffers, dog, cleanup, close, () => closedBy))
     })
     req.end()
   })
@@ -149,6 +171,7 @@ function send(url: URL, options: https.RequestOptions, opts: KubeRequestOptions)
 
 function responseOf(
   res: http.IncomingMessage,
+  buffers: BodyBuffers,
   dog: { kick(): void },
   cleanup: () => void,
   close: (reason: KubeError) => void,
@@ -185,6 +208,9 @@ function responseOf(
     dog.kick()
     return r.value
   }
+  const readers = bodyReaders(read)
+  // The buffer bytes() returned, until close().
+  let pooled: Uint8Array | undefined
   return {
     status: res.statusCode ?? 0,
     header(name) {
@@ -192,8 +218,15 @@ function responseOf(
       return Array.isArray(v) ? v.join(', ') : v
     },
     read,
-    ...bodyReaders(read),
+    text: readers.text,
+    async bytes(maxBytes) {
+      const got = await readers.chunks(maxBytes)
+      pooled = buffers.take(got.length)
+      return joinInto(pooled, got.chunks, got.length)
+    },
     close(reason = new KubeAbortedError('closed')) {
+      if (pooled) buffers.give(pooled)
+      pooled = undefined
       if (done) return
       finish()
       close(reason)
@@ -202,11 +235,25 @@ function responseOf(
 }
 
 /**
- * `text()` and `bytes()` of a response, from its chunk reader: both read to the end, keep the
- * first `max` characters/bytes and drain the rest, so the connection ends cleanly.
+ * `text()` and `bytes()` of a response, from its chunk reader, and `chunks()`, the body's chunks
+ * as read: all read to the end, keep the first `max` characters/bytes and drain the rest, so the
+ * connection ends cleanly.
  */
-export function bodyReaders(read: () => Promise<Uint8Array | null>): Pick<KubeResponse, 'text' | 'bytes'> {
+export function bodyReaders(read: () => Promise<Uint8Array | null>): Pick<KubeResponse, 'text' | 'bytes'> & {
+  chunks(maxBytes?: number): Promise<{ chunks: Uint8Array[]; length: number }>
+} {
+  const chunks = async (maxBytes = Number.POSITIVE_INFINITY): Promise<{ chunks: Uint8Array[]; length: number }> => {
+    const parts: Uint8Array[] = []
+    let length = 0
+    for (let chunk = await read(); chunk !== null; chunk = await read()) {
+      if (length >= maxBytes) continue
+      parts.push(chunk)
+      length += chunk.length
+    }
+    return { chunks: parts, length: Math.min(length, maxBytes) }
+  }
   return {
+    chunks,
     async text(maxChars = Number.POSITIVE_INFINITY) {
       const decoder = new TextDecoder('utf-8')
       const parts: string[] = []
@@ -221,15 +268,9 @@ export function bodyReaders(read: () => Promise<Uint8Array | null>): Pick<KubeRe
       const text = parts.join('')
       return text.length > maxChars ? text.slice(0, maxChars) : text
     },
-    async bytes(maxBytes = Number.POSITIVE_INFINITY) {
-      const parts: Uint8Array[] = []
-      let length = 0
-      for (let chunk = await read(); chunk !== null; chunk = await read()) {
-        if (length >= maxBytes) continue
-        parts.push(chunk)
-        length += chunk.length
-      }
-      return concatBytes(parts, Math.min(length, maxBytes))
+    async bytes(maxBytes) {
+      const got = await chunks(maxBytes)
+      return concatBytes(got.chunks, got.length)
     },
   }
 }
