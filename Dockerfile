@@ -1,7 +1,7 @@
 # k8s-collector image: the single executable (deno compile) on distroless, non-root, and it writes
 # nothing (readOnlyRootFilesystem: true). README "Container image" has the run examples.
 #   docker build -t k8s-collector:dev .
-#   docker build --build-arg DENORT_BIN=denort -t k8s-collector:dev .   # offline: ./denort, Deno's base runtime
+#   docker build --build-arg DENORT_BIN=.tmp/denort -t k8s-collector:dev .   # offline: Deno's base runtime at .tmp/denort
 # Build context: this repository (../shared is not needed).
 
 FROM node:20-bookworm-slim AS build
@@ -12,9 +12,9 @@ COPY tsconfig.json build.config.ts ./
 COPY src ./src
 COPY scripts ./scripts
 # deno compile downloads its base runtime ("denort", of the same Deno version as the `deno` npm
-# package) unless DENORT_BIN names one: a path inside the build context, outside node_modules and
-# .tmp (.dockerignore keeps those out). Without it, the COPY takes package.json as a stand-in,
-# which the RUN ignores.
+# package) unless DENORT_BIN names one: a path inside the build context that .dockerignore lets
+# in (.tmp/denort, or any path outside the folders it lists). Without it, the COPY takes
+# package.json as a stand-in, which the RUN ignores.
 ARG DENORT_BIN=
 COPY ${DENORT_BIN:-package.json} /opt/denort
 # scripts/compile.mjs compiles the bundle alone in an empty folder: the executable embeds
