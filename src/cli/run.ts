@@ -8,6 +8,7 @@ import { createReducerLink } from '../link/index.ts'
 import { configureLogger, logger } from '../observe/log.ts'
 import { createRegistry } from '../observe/metrics.ts'
 import { registerProcessMetrics } from '../observe/process.ts'
+import { startMemoryWatch } from '../observe/memory.ts'
 import { startHealthServer } from '../observe/http.ts'
 import { rejectUnknownArgs, repeatedOption, untilSignal } from './shared.ts'
 import { VERSION } from './version.ts'
@@ -113,6 +114,7 @@ export default defineCommand({
     // The runtime and its flags (scripts/v8-flags.json: the shebang and the executables apply them).
     log.info(`runtime: ${runtimeName()}${process.execArgv.length ? ` with ${process.execArgv.join(' ')}` : ''}`)
 
+    startMemoryWatch(registry, abort.signal)
     const running = collector.run(abort.signal)
     const outcome = await Promise.race([untilSignal(), running.then(() => 'done' as const)])
     if (outcome !== 'done') log.info(`${outcome}: shutting down`)
