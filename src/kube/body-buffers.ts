@@ -4,7 +4,10 @@
 
 /** A client's spare body buffers. */
 export interface BodyBuffers {
-  /** A buffer of at least `min` bytes (a spare one when one is large enough, else a new one). */
+  /**
+   * A buffer of at least `min` bytes: the largest spare when it is large enough (a body of unknown
+   * length then fits without growing, as the one before it did), else a new one.
+   */
   take(min: number): Uint8Array
   /** Returns a buffer nothing reads any more; the largest few are kept. */
   give(buf: Uint8Array): void
@@ -19,10 +22,8 @@ export function createBodyBuffers(keep = 3): BodyBuffers {
   return {
     take(min) {
       let best = -1
-      for (let i = 0; i < spare.length; i++) {
-        if (spare[i]!.length >= min && (best < 0 || spare[i]!.length < spare[best]!.length)) best = i
-      }
-      if (best < 0) return new Uint8Array(min)
+      for (let i = 0; i < spare.length; i++) if (best < 0 || spare[i]!.length > spare[best]!.length) best = i
+      if (best < 0 || spare[best]!.length < min) return new Uint8Array(min)
       return spare.splice(best, 1)[0]!
     },
     give(buf) {
@@ -34,16 +35,4 @@ export function createBodyBuffers(keep = 3): BodyBuffers {
       }
     },
   }
-}
-
-/** Copies the first `length` bytes of `parts` into `buf` (at least that long); a view of them. */
-export function joinInto(buf: Uint8Array, parts: readonly Uint8Array[], length: number): Uint8Array {
-  let at = 0
-  for (const p of parts) {
-    if (at >= length) break
-    const n = Math.min(p.length, length - at)
-    buf.set(n === p.length ? p : p.subarray(0, n), at)
-    at += n
-  }
-  return buf.subarray(0, length)
 }

@@ -4,11 +4,11 @@
 import http from 'node:http'
 import https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
-import { KubeAbortedError, KubeConfigError, KubeIdleTimeoutError, KubeTransportError, type KubeError } from './errors.ts'
+import { KubeAbortedError, KubeConfigError, KubeTransportError, type KubeError } from './errors.ts'
 import { concatBytes } from '../bytes.ts'
-import { createBodyBuffers, joinInto, type BodyBuffers } from './body-buffers.ts'
+import { createBodyBuffers, type BodyBuffers } from './body-buffers.ts'
 import { createFetchTransport } from './fetch-transport.ts'
-import { startWatchdog } from './watchdog.ts'
+import { guardRequest, type RequestGuard } from './request-guard.ts'
 import { logger } from '../observe/log.ts'
 
 /** How `createKubeClient` finds the API server and credentials. */
@@ -133,79 +133,61 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeClient {
 function send(url: URL, options: https.RequestOptions, opts: KubeRequestOptions, buffers: BodyBuffers): Promise<KubeResponse> {
   return new Promise((resolve, reject) => {
     const req = (url.protocol === 'http:' ? http : https).request(url, options)
-    let closedBy: KubeError | undefined
     let settled = false
-    const close = (reason: KubeError): void => {
-      closedBy ??= reason
-      req.destroy()
-    }
-    const dog = startWatchdog(opts.idleTimeoutMs, () => close(new KubeIdleTimeoutError(`no bytes from the API server for ${opts.idleTimeoutMs} ms`)))
-    const onAbort = (): void => close(new KubeAbortedError('aborted'))
-    opts.signal?.addEventListener('abort', onAbort, { once: true })
-    const cleanup = (): void => {
-      dog.stop()
-      opts.signal?.removeEventListener('abort', onAbort)
-    }
+    const guard = guardRequest(opts, () => req.destroy())
     req.on('error', (err) => {
       if (settled) return // reported through the body reader
       settled = true
-      cleanup()
-      reject(closedBy ?? new KubeTransportError(`${url.host}: ${err.message}`, { cause: err }))
+      guard.cleanup()
+      reject(guard.closedBy() ?? new KubeTransportError(`${url.host}: ${err.message}`, { cause: err }))
     })
     req.on('close', () => {
       // Some runtimes close a destroyed request without an 'error' event.
       if (settled) return
       settled = true
-      cleanup()
-      reject(closedBy ?? new KubeTransportError(`${url.host}: connection closed before the response`))
+      guard.cleanup()
+      reject(guard.closedBy() ?? new KubeTransportError(`${url.host}: connection closed before the response`))
     })
     req.on('response', (res) => {
       settled = true
-      dog.kick()
+      guard.kick()
       res.on('error', () => {}) // surfaced by read(); never an unhandled 'error' event
-      resolve(responseOf(res, buffers, dog, cleanup, close, () => closedBy))
+      resolve(responseOf(res, buffers, guard))
     })
     req.end()
   })
 }
 
-function responseOf(
-  res: http.IncomingMessage,
-  buffers: BodyBuffers,
-  dog: { kick(): void },
-  cleanup: () => void,
-  close: (reason: KubeError) => void,
-  closedBy: () => KubeError | undefined,
-): KubeResponse {
+function responseOf(res: http.IncomingMessage, buffers: BodyBuffers, guard: RequestGuard): KubeResponse {
   const chunks = res[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
   let done = false
   const finish = (): void => {
     done = true
-    cleanup()
+    guard.cleanup()
   }
   const read = async (): Promise<Uint8Array | null> => {
     if (done) {
-      const reason = closedBy()
+      const reason = guard.closedBy()
       if (reason) throw reason
       return null
     }
-    dog.kick()
+    guard.kick()
     let r: IteratorResult<Uint8Array>
     try {
       r = await chunks.next()
     } catch (err) {
       finish()
-      throw closedBy() ?? new KubeTransportError(`response body: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+      throw guard.closedBy() ?? new KubeTransportError(`response body: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
     }
     if (r.done) {
       finish()
-      const reason = closedBy()
+      const reason = guard.closedBy()
       if (reason) throw reason
       // Node reports a connection closed before the last chunk as an error; be strict on every runtime.
       if (!res.complete) throw new KubeTransportError('response body ended before its end marker')
       return null
     }
-    dog.kick()
+    guard.kick()
     return r.value
   }
   const readers = bodyReaders(read)
@@ -221,15 +203,16 @@ function responseOf(
     text: readers.text,
     async bytes(maxBytes) {
       const got = await readers.chunks(maxBytes)
-      pooled = buffers.take(got.length)
-      return joinInto(pooled, got.chunks, got.length)
+      // One chunk is handed out as it is; more are joined in a buffer of the pool.
+      if (got.chunks.length > 1) pooled = buffers.take(got.length)
+      return concatBytes(got.chunks, got.length, pooled)
     },
     close(reason = new KubeAbortedError('closed')) {
       if (pooled) buffers.give(pooled)
       pooled = undefined
       if (done) return
       finish()
-      close(reason)
+      guard.close(reason)
     },
   }
 }

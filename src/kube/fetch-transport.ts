@@ -5,8 +5,8 @@
 import type https from 'node:https'
 import type { BodyBuffers } from './body-buffers.ts'
 import { bodyReaders, type KubeRequestOptions, type KubeResponse } from './client.ts'
-import { KubeAbortedError, KubeIdleTimeoutError, KubeTransportError, type KubeError } from './errors.ts'
-import { startWatchdog } from './watchdog.ts'
+import { KubeAbortedError, KubeTransportError, type KubeError } from './errors.ts'
+import { guardRequest, type RequestGuard } from './request-guard.ts'
 
 /** The part of Deno's API this transport uses (the project is typed for Node). */
 interface DenoHttpApi {
@@ -81,75 +81,57 @@ function headersOf(options: https.RequestOptions): Headers {
 async function send(url: URL, options: https.RequestOptions, opts: KubeRequestOptions, client: DenoHttpClient, buffers: BodyBuffers): Promise<KubeResponse> {
   if (opts.signal?.aborted) throw new KubeAbortedError('aborted before the request')
   const ac = new AbortController()
-  let closedBy: KubeError | undefined
-  const close = (reason: KubeError): void => {
-    closedBy ??= reason
-    ac.abort(reason)
-  }
-  const dog = startWatchdog(opts.idleTimeoutMs, () => close(new KubeIdleTimeoutError(`no bytes from the API server for ${opts.idleTimeoutMs} ms`)))
-  const onAbort = (): void => close(new KubeAbortedError('aborted'))
-  opts.signal?.addEventListener('abort', onAbort, { once: true })
-  const cleanup = (): void => {
-    dog.stop()
-    opts.signal?.removeEventListener('abort', onAbort)
-  }
+  const guard = guardRequest(opts, () => ac.abort())
   let res: Response
   try {
     // node:http follows no redirects either; `client` is Deno's extension of RequestInit.
     res = await fetch(url, { method: 'GET', headers: headersOf(options), redirect: 'manual', signal: ac.signal, client } as RequestInit)
   } catch (err) {
-    cleanup()
-    throw closedBy ?? new KubeTransportError(`${url.host}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+    guard.cleanup()
+    throw guard.closedBy() ?? new KubeTransportError(`${url.host}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
   }
-  dog.kick()
-  return responseOf(res, buffers, dog, cleanup, close, () => closedBy)
+  guard.kick()
+  return responseOf(res, buffers, guard)
 }
 
-function responseOf(
-  res: Response,
-  buffers: BodyBuffers,
-  dog: { kick(): void },
-  cleanup: () => void,
-  close: (reason: KubeError) => void,
-  closedBy: () => KubeError | undefined,
-): KubeResponse {
+function responseOf(res: Response, buffers: BodyBuffers, guard: RequestGuard): KubeResponse {
   const reader = res.body ? (res.body.getReader({ mode: 'byob' }) as unknown as ByobReader) : undefined
   let done = reader === undefined
-  if (done) cleanup()
+  if (done) guard.cleanup()
   let scratch: Uint8Array = new Uint8Array(READ_CHUNK)
   // The buffer bytes() returned, until close().
   let pooled: Uint8Array | undefined
   const finish = (): void => {
     done = true
-    cleanup()
+    guard.cleanup()
   }
   const failed = (err: unknown): KubeError => {
     finish()
-    return closedBy() ?? new KubeTransportError(`response body: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+    return guard.closedBy() ?? new KubeTransportError(`response body: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
   }
   /**
    * Reads into `view`, which the read detaches: the bytes read, as a view of the same memory
    * (zero-length at the end, `end` set). Rejects with the reason the response was closed for.
    */
   const readInto = async (view: Uint8Array): Promise<{ got: Uint8Array; end: boolean }> => {
-    dog.kick()
+    guard.kick()
     let r: { done: boolean; value: Uint8Array | undefined }
     try {
       r = await reader!.read(view)
     } catch (err) {
       throw failed(err)
     }
-    dog.kick()
+    guard.kick()
     if (r.done && r.value === undefined) throw failed(new Error('the body stream was cancelled'))
     if (r.done) {
       finish()
-      const reason = closedBy()
+      const reason = guard.closedBy()
       if (reason) throw reason
     }
     return { got: r.value!, end: r.done }
   }
   const ended = (): null => {
-    const reason = closedBy()
+    const reason = guard.closedBy()
     if (reason) throw reason
     return null
   }
@@ -201,7 +183,7 @@ function responseOf(
       pooled = undefined
       if (done) return
       finish()
-      close(reason)
+      guard.close(reason)
       void reader!.cancel(reason).catch(() => {})
     },
   }
