@@ -281,8 +281,8 @@ async function syncOnce(c: ReplayCluster, s: ReplayServer, runtime: CollectorRun
       await s.waitPodWatchers(1, 30_000)
       s.expirePodWatches()
       await s.waitPodWatchers(1, 60_000 + c.pods)
-      await sleep(SETTLE_MS)
     }
+    await sleep(SETTLE_MS)
     const relist = run.mem()
     const relisted = await run.metrics()
     return {
@@ -395,7 +395,7 @@ export async function benchSync(opts: BenchOptions): Promise<BenchSection> {
       `collector = ${syncRuntimes.map((r) => `${r}: ${collectorCommand(r)}`).join('; ')} (separate processes; runs alternate between the runtimes)`,
       'the collector runs against the replay server (http, 422 to streaming lists → LIST limit=500); reducer = an in-process sink (bench/replay/sink.ts: LZ4 frames → messages, faster than the tap); synced = every pod and container announced on one connection; reducer_connections_max > 1 means the collector reconnected during the run',
       `wall/CPU = process spawn → last pod_new_with_name/pod_container at the tap (CPU = utime+stime from /proc, includes runtime start-up); RSS from /proc VmHWM/VmRSS ${SETTLE_MS / 1000} s after sync; heap and external from the collector's /metrics then`,
-      `then, ${RELISTS} times, the pod watch ends with a 410 and the collector relists every pod: relists_peak_rss = VmHWM after the last one (the peak from spawn on), after_relists_rss and _heap_used ${SETTLE_MS / 1000} s after the last new pod watch opened`,
+      `then, ${RELISTS} times in a row, the pod watch ends with a 410 and the collector relists every pod (the next 410 as soon as the new pod watch is open): relists_peak_rss = VmHWM after the last (the peak from spawn on), after_relists_rss and _heap_used ${SETTLE_MS / 1000} s after the last new pod watch opened`,
       `median of ${runs} run(s) per runtime; all_*_bytes_per_pod = every byte the link sent (k8s_collector_link_raw/wire_bytes_sent_total: handshake, resync, pod_new_with_name, pod_container, heartbeats) / pods — the split per message, its floor and the bytes target are in the wire section`,
       `targets are checked at the largest size of the run (issue 7: 150k pods) on each runtime; issue 16: Deno's steady RSS ≤ ${DENO_VS_NODE_RSS_LIMIT}× Node's`,
     ],
