@@ -1,12 +1,13 @@
 // `npm run demo` (the README's first command) as a user runs it: a short, bounded run must show the
-// reducer receiving the workload, the rollout and deletes, a summary, and end cleanly.
+// reducer receiving the workload, the rollout and deletes, the collector's Kubernetes Events when the
+// reducer stops for a moment, a summary, and end cleanly.
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { root } from './harness/process.ts'
 
 it('runs the simulator, the collector and the tap and prints what the reducer receives', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'demo.ts'), '--duration', '20'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'demo.ts'), '--duration', '30'], {
     cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
   })
   let out = ''
@@ -21,4 +22,6 @@ it('runs the simulator, the collector and the tap and prints what the reducer re
   expect(out).toContain('rolling out web')
   expect(out).toMatch(/pod_delete default\/web-/)
   expect(out).toMatch(/summary: \d+ pods/)
-}, 60_000)
+  expect(out).toContain('[event] Normal ReducerConnected pod/k8s-collector-demo: Connected to the reducer at 127.0.0.1:')
+  expect(out).toContain('[event] Warning ReducerUnreachable pod/k8s-collector-demo: Lost the connection to the reducer at 127.0.0.1:')
+}, 75_000)

@@ -33,14 +33,15 @@ if (denort && !existsSync(denort)) {
 }
 mkdirSync(dirname(output), { recursive: true })
 
-// The permissions the collector and the tap need, baked into the executable (behaviour: network
-// to the API server and the reducer, read for kubeconfig/service-account files and the cgroup
-// memory limit, env for the documented variables, sys for the hostname and CPU count, write for
-// `tap --out`). --no-code-cache: the executable would otherwise write a V8 code cache next to
-// $TMPDIR on its first run; it writes nothing (a read-only root filesystem).
+// All permissions, baked into the executable. The collector needs network, read, write, env and
+// sys anyway; what tips it is /proc/net/tcp (the reducer link's silence rule, docs/dead-links.md)
+// and the cgroup memory limit under /sys/fs/cgroup: Deno 2 opens nothing under /proc, /dev or /sys
+// without --allow-all, whatever --allow-read says. --no-code-cache: the executable would otherwise
+// write a V8 code cache next to $TMPDIR on its first run; it writes nothing (a read-only root
+// filesystem). Not --quiet: the "Files:" line below is what the executable embeds.
 const args = [
   'compile', '--no-check', '--no-config', '--no-lock', '--no-code-cache',
-  '--allow-net', '--allow-read', '--allow-write', '--allow-env', '--allow-sys=hostname,cpus,osRelease,networkInterfaces',
+  '--allow-all',
   `--v8-flags=${v8Flags.join(',')}`,
   '--output', output, 'cli.mjs',
 ]

@@ -31,19 +31,40 @@ say(`simulated API server at ${sim.url} with ${nodes} nodes`)
 createEveryOwnerShape(sim)
 say('workload: Deployment web, bare ReplicaSet, Job, CronJob (run now), DaemonSets (one hostNetwork), StatefulSet, bare pods')
 
-const tap = await startTap({
-  listen: { host: '127.0.0.1', port: 0 },
-  http: { host: '127.0.0.1', port: 0 },
-  onRecord: (record) => {
-    if (!isKeepAlive(record)) process.stdout.write(`${paint(90, '[reducer]')} ${formatRecord(record, { color })}\n`)
-  },
-})
+const startDemoTap = (port: number, httpPort: number) =>
+  startTap({
+    listen: { host: '127.0.0.1', port },
+    http: { host: '127.0.0.1', port: httpPort },
+    onRecord: (record) => {
+      if (!isKeepAlive(record)) process.stdout.write(`${paint(90, '[reducer]')} ${formatRecord(record, { color })}\n`)
+    },
+  })
+let tap = await startDemoTap(0, 0)
 say(`tap (fake reducer) on 127.0.0.1:${tap.tcpPort}, state at http://127.0.0.1:${tap.httpPort}/state`)
+
+// The collector reports about its own pod as Kubernetes Events (docs/events.md): a stand-in pod for
+// it, its identity passed as the downward API would, and each event printed as it is written.
+const self = sim.create('pods', { metadata: { name: 'k8s-collector-demo', namespace: 'default' }, spec: { containers: [{ name: 'collector', image: 'k8s-collector' }] } })
+const eventsSeen = new Map<string, number>()
+const eventsTimer = setInterval(() => {
+  for (const e of sim.list('events', 'default')) {
+    if (e.reportingComponent !== 'k8s-collector') continue
+    const count = e.series?.count ?? 1
+    if (eventsSeen.get(e.metadata.name) === count) continue
+    eventsSeen.set(e.metadata.name, count)
+    const line = `${e.type} ${e.reason} pod/${e.involvedObject.name}${count > 1 ? ` (x${count})` : ''}: ${e.message}`
+    process.stdout.write(`${paint(e.type === 'Warning' ? 31 : 32, '[event]')} ${line}\n`)
+  }
+}, 500)
 
 const collector = spawn(
   process.execPath,
   ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts'), 'run', '--kubeconfig', kubeconfig, '--intake-port', String(tap.tcpPort), '--http-listen', '127.0.0.1:0', '--hostname', 'demo', '--log-format', 'pretty', '--log-level', 'info'],
-  { cwd: root, stdio: ['ignore', 'inherit', 'pipe'], env: { ...process.env, KUBECONFIG: '' } },
+  {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'pipe'],
+    env: { ...process.env, KUBECONFIG: '', POD_NAME: self.metadata.name, POD_NAMESPACE: 'default', POD_UID: self.metadata.uid },
+  },
 )
 collector.stderr!.on('data', (d: Buffer) => {
   for (const line of d.toString().split('\n')) if (line.trim()) process.stderr.write(`${paint(33, '[collector]')} ${line}\n`)
@@ -68,6 +89,12 @@ function summary(): void {
 // A lively cluster: a rollout, scaling, a CronJob run, a deleted pod, a reducer restart.
 const steps: Array<[string, () => void | Promise<void>]> = [
   ['rolling out web: nginx:1.25 → nginx:1.26', () => void sim.patch('deployments', 'default', 'web', { spec: { template: { spec: { containers: [{ name: 'nginx', image: 'nginx:1.26' }, { name: 'sidecar', image: 'busybox:1.36' }] } } } })],
+  ['stopping the tap (the reducer) for 3 s: kubectl describe pod k8s-collector-demo shows ReducerUnreachable', async () => {
+    const { tcpPort, httpPort } = tap
+    await tap.close()
+    await new Promise((r) => setTimeout(r, 3_000))
+    tap = await startDemoTap(tcpPort, httpPort ?? 0)
+  }],
   ['scaling web to 4 replicas', () => void sim.patch('deployments', 'default', 'web', { spec: { replicas: 4 } })],
   ['running CronJob nightly now', () => sim.runCronJobNow('default', 'nightly')],
   ['deleting pod bare', () => void sim.delete('pods', 'default', 'bare')],
@@ -100,6 +127,7 @@ async function stop(code = 0): Promise<never> {
   clearInterval(summaryTimer)
   clearInterval(waitForCollector)
   clearInterval(stepTimer)
+  clearInterval(eventsTimer)
   summary()
   say('stopping')
   const exited = new Promise((r) => collector.once('exit', r))

@@ -52,7 +52,7 @@ function collectorArgv(runtime: CollectorRuntime, nodeArgs: readonly string[]): 
   if (nodeArgs.length > 0) throw new Error(`Node flags (${nodeArgs.join(' ')}) do not apply to the collector on Deno`)
   return [
     denoBin(), 'run', '--no-code-cache', `--v8-flags=${V8_FLAGS.join(',')}`,
-    '--allow-net', '--allow-read', '--allow-write', '--allow-env', '--allow-sys=hostname,cpus,osRelease,networkInterfaces', CLI,
+    '--allow-all', CLI,
   ]
 }
 

@@ -2,11 +2,14 @@
 // server: src/kube/client.test.ts runs them on Node (node:http(s)), e2e/watch/deno-client-verdict.ts
 // on Deno (fetch). Each case throws what went wrong.
 import { chmodSync, writeFileSync } from 'node:fs'
+import https from 'node:https'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { KubeConfig } from '@kubernetes/client-node'
 import { createKubeClient, loadKubeConfig, type KubeClient } from '../../src/kube/client.ts'
 import { KubeAbortedError, KubeConfigError, KubeIdleTimeoutError, KubeTransportError } from '../../src/kube/errors.ts'
 import { sendJson, startWatchBody, type FakeApiServer, type Handler, type WatchWriter } from './fake-apiserver.ts'
+import { createFakeClock } from './fake-clock.ts'
 import { createTestPki, kubeconfigFor } from './test-pki.ts'
 
 /** What a case runs against: the server and a scratch folder. */
@@ -16,7 +19,6 @@ export interface ClientCaseContext {
 }
 
 const opts = { accept: 'application/json', idleTimeoutMs: 5000 }
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 function clientOf(yaml: string): KubeClient {
   const kc = new KubeConfig()
@@ -28,11 +30,11 @@ function check(cond: boolean, what: string): void {
   if (!cond) throw new Error(what)
 }
 
-async function rejectsWith(p: Promise<unknown>, type: new (...a: never[]) => Error): Promise<void> {
+async function rejectsWith(p: Promise<unknown>, type: new (...a: never[]) => Error): Promise<Error> {
   try {
     await p
   } catch (err) {
-    if (err instanceof type) return
+    if (err instanceof type) return err
     throw new Error(`rejected with ${(err as Error)?.name}: ${(err as Error)?.message}, expected ${type.name}`)
   }
   throw new Error(`resolved, expected ${type.name}`)
@@ -114,9 +116,22 @@ export const CLIENT_CASES: Record<string, (ctx: ClientCaseContext) => Promise<vo
     await rejectsWith(clientOf(kubeconfigFor('https://127.0.0.1:1', api.pki)).get('/x', opts), KubeTransportError)
   },
 
+  // The idle timeouts run on fake time: a minute that only the case's clock can run out.
   async 'fails with an idle timeout when no response headers arrive'({ api }) {
     api.script('/silent', () => {})
-    await rejectsWith(api.client().get('/silent', { ...opts, idleTimeoutMs: 200 }), KubeIdleTimeoutError)
+    const clock = createFakeClock()
+    let settled = false
+    const got = api.client().get('/silent', { ...opts, idleTimeoutMs: 60_000, what: 'GET /silent', clock })
+    const failed = rejectsWith(
+      got.finally(() => (settled = true)),
+      KubeIdleTimeoutError,
+    )
+    await api.waitForRequests(1, (r) => r.path === '/silent')
+    await clock.advance(59_999)
+    check(!settled, 'settled before the idle timeout')
+    await clock.advance(1)
+    const err = await failed
+    check(err.message === 'GET /silent torn down (peer_silent): the API server sent nothing for 60.0 s', `message ${err.message}`)
   },
 
   async 'fails a stalled body with an idle timeout, and keeps a trickling body alive'({ api }) {
@@ -125,16 +140,49 @@ export const CLIENT_CASES: Record<string, (ctx: ClientCaseContext) => Promise<vo
       writer = startWatchBody(res)
       writer.raw('{"a":1}\n')
     })
-    const res = await api.client().get('/stall', { ...opts, idleTimeoutMs: 300 })
+    const clock = createFakeClock()
+    const res = await api.client().get('/stall', { ...opts, idleTimeoutMs: 60_000, clock })
     check(new TextDecoder().decode((await res.read())!) === '{"a":1}\n', 'first chunk')
-    // Bytes every 100 ms keep the stream alive past the 300 ms idle timeout.
+    // Bytes every 40 s keep the stream alive past the 60 s idle timeout.
     for (let i = 0; i < 5; i++) {
-      await sleep(100)
+      await clock.advance(40_000)
       writer!.raw(' ')
       check((await res.read()) !== null, 'trickle chunk')
     }
-    await rejectsWith(res.read(), KubeIdleTimeoutError)
+    const stalled = rejectsWith(res.read(), KubeIdleTimeoutError)
+    await clock.advance(60_000)
+    await stalled
     await writer!.closed
+  },
+
+  async 'sends a write with its method, content type and body, and reads the answer'({ api }) {
+    // A server of its own: the fake API server's handlers do not see request bodies.
+    const seen: Array<{ method?: string; type?: string; length?: string; body: string }> = []
+    const server = https.createServer({ cert: api.pki.serverCertPem, key: api.pki.serverKeyPem, ca: api.pki.caPem, requestCert: true }, (req, res) => {
+      const parts: Buffer[] = []
+      req.on('data', (b: Buffer) => parts.push(b))
+      req.on('end', () => {
+        const body = Buffer.concat(parts).toString('utf8')
+        seen.push({ method: req.method, type: req.headers['content-type'], length: req.headers['content-length'], body })
+        res.writeHead(201, { 'content-type': 'application/json' }).end(body)
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const kc = new KubeConfig()
+      kc.loadFromString(kubeconfigFor(url, api.pki, { cert: true }))
+      const client = createKubeClient({ kubeConfig: kc })
+      const body = new TextEncoder().encode('{"spec":{"holderIdentity":"é"}}')
+      const res = await client.send('/lease', { ...opts, method: 'PATCH', contentType: 'application/merge-patch+json', body })
+      check(res.status === 201, `status ${res.status}`)
+      check((await res.text()) === '{"spec":{"holderIdentity":"é"}}', 'echoed body')
+      const want = [{ method: 'PATCH', type: 'application/merge-patch+json', length: String(body.length), body: '{"spec":{"holderIdentity":"é"}}' }]
+      check(JSON.stringify(seen) === JSON.stringify(want), `server saw ${JSON.stringify(seen)}`)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   },
 
   async 'aborting the signal destroys the connection and rejects the pending read'({ api }) {

@@ -1,5 +1,6 @@
 // What the reducer should hold for a cluster (docs/behaviour.md §3), computed from the cluster's own
 // objects, and the tap's view of a connection in the same shape.
+import { isWatchedOwnerKind, ownerKindCode, OwnerKindCode, WATCHED_OWNER_KINDS } from '../../src/model/owner-kinds.ts'
 import type { ConnectionSnapshot, PodSnapshot, TapState } from '../../src/tap/index.ts'
 import { waitFor } from './wait.ts'
 
@@ -39,7 +40,6 @@ export interface ExpectedPod {
   restarts?: number
 }
 
-const KIND_CODE: Record<string, number> = { ReplicaSet: 0, Deployment: 1, Job: 2, CronJob: 3 }
 const controllerOf = (o: K8sObject) => o.metadata.ownerReferences?.find((r) => r.controller)
 const byUid = (a: { uid: string }, b: { uid: string }) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0)
 
@@ -50,13 +50,13 @@ export function expectedPods(cluster: ClusterObjects): ExpectedPod[] {
   const out: ExpectedPod[] = []
   for (const p of cluster.pods) {
     if (!p.status?.podIP || p.metadata.deletionTimestamp) continue
-    let owner = { kind: 254, uid: '', name: p.metadata.name }
+    let owner: { kind: number; uid: string; name: string } = { kind: OwnerKindCode.NoOwner, uid: '', name: p.metadata.name }
     const c = controllerOf(p)
     if (c) {
-      owner = { kind: KIND_CODE[c.kind] ?? 255, uid: c.uid, name: c.name }
-      const up = (c.kind === 'ReplicaSet' || c.kind === 'Job') && owners.get(c.uid) ? controllerOf(owners.get(c.uid)!) : undefined
-      if (up && ((c.kind === 'ReplicaSet' && up.kind === 'Deployment') || (c.kind === 'Job' && up.kind === 'CronJob'))) {
-        owner = { kind: KIND_CODE[up.kind]!, uid: up.uid, name: up.name }
+      owner = { kind: ownerKindCode(c.kind), uid: c.uid, name: c.name }
+      const up = isWatchedOwnerKind(c.kind) && owners.get(c.uid) ? controllerOf(owners.get(c.uid)!) : undefined
+      if (up && isWatchedOwnerKind(c.kind) && up.kind === WATCHED_OWNER_KINDS[c.kind].controller) {
+        owner = { kind: ownerKindCode(up.kind), uid: up.uid, name: up.name }
       }
     }
     const statuses = p.status.containerStatuses ?? []

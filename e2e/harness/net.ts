@@ -1,6 +1,7 @@
 // Test helpers of the tap's socket suites (not part of the public surface): a raw TCP collector,
 // polling until a condition holds, JSON over real HTTP.
 import { connect, type Socket } from 'node:net'
+import { waitFor } from './wait.ts'
 
 /** A plain TCP client that records when the server closes it. */
 export interface RawClient {
@@ -31,15 +32,9 @@ export async function rawClient(port: number): Promise<RawClient> {
   }
 }
 
-/** Polls `probe` every few ms until it returns a value other than undefined; fails after `timeoutMs`. */
-export async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 3))
-  }
+/** {@link waitFor} in the tap suites' argument order, probing every few ms (they are to call waitFor). */
+export function until<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  return waitFor(what, probe, { timeoutMs, intervalMs: 4 })
 }
 
 /** GET `path` from the tap's HTTP API: status and parsed JSON body. */

@@ -15,7 +15,8 @@ export const V8_FLAGS: readonly string[] = JSON.parse(readFileSync(join(root, 's
 /** The three forms the collector ships in (issue 5), as command prefixes, with the flags they ship with. */
 export const RUNTIMES: Record<string, string[]> = {
   node: [process.execPath, ...V8_FLAGS, join(root, 'dist', 'cli.mjs')],
-  deno: [denoBin, 'run', `--v8-flags=${V8_FLAGS.join(',')}`, '--allow-net', '--allow-read', '--allow-env', '--allow-sys=hostname,cpus,osRelease', join(root, 'dist', 'cli.mjs')],
+  // --allow-all as scripts/compile.mjs: the link reads /proc/net/tcp (docs/dead-links.md).
+  deno: [denoBin, 'run', `--v8-flags=${V8_FLAGS.join(',')}`, '--allow-all', join(root, 'dist', 'cli.mjs')],
   sea: [join(root, 'dist', 'k8s-collector-node')],
 }
 

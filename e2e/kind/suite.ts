@@ -7,6 +7,7 @@ import { quiescent, scenarios, type Scenario } from '../scenarios/scenarios.ts'
 import { cronJob, deployment, NS, snapshotWorkload } from '../scenarios/workloads.ts'
 import { KindCluster } from './backend.ts'
 import { DISRUPT_MODES, type DisruptMode } from './disrupt.ts'
+import { checkCollectorEvents } from './events.ts'
 import {
   buildAndLoadImage,
   COLLECTOR_APP,
@@ -160,7 +161,12 @@ export async function runKindSuite(config: KindSuiteConfig): Promise<number> {
     log(`collector running; it connects as ${cluster.collectorHostname}`)
 
     const finalCheck: Scenario = { name: '8. quiescent at the end: the tap holds exactly the cluster', run: (c) => quiescent(c).then(() => {}) }
-    for (const scenario of [...scenarios, finalCheck]) {
+    const kindCluster = cluster
+    const eventsCheck: Scenario = {
+      name: '9. kubectl shows the collector events (ReducerUnreachable, ReducerConnected)',
+      run: async () => checkCollectorEvents(kubectl, await kindCluster.findCollector()),
+    }
+    for (const scenario of [...scenarios, finalCheck, eventsCheck]) {
       log(`scenario ${scenario.name}`)
       const t = Date.now()
       try {
@@ -184,5 +190,5 @@ export async function runKindSuite(config: KindSuiteConfig): Promise<number> {
   }
 
   process.stdout.write(`${summary(results)}\n`)
-  return results.every((r) => r.ok) && results.length === scenarios.length + 1 ? 0 : 1
+  return results.every((r) => r.ok) && results.length === scenarios.length + 2 ? 0 : 1
 }

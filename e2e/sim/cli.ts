@@ -1,23 +1,43 @@
 // `npm run sim -- --kubeconfig-out FILE [--port N] [--nodes N] …`: runs the API simulator until SIGTERM/SIGINT.
 import { parseArgs } from 'node:util'
+import { FAULT_NAMES } from './http/admin.ts'
 import { startSimulator } from './index.ts'
+import { watchLauncher } from './launcher.ts'
 import type { SimOptions } from './types.ts'
 
-const USAGE = `usage: npm run sim -- --kubeconfig-out FILE [options]
-  --kubeconfig-out FILE   write a kubeconfig for the simulator to FILE once it serves (required)
-  --host HOST             listen address (default 127.0.0.1)
-  --port N                listen port (default 0: any free port)
-  --nodes N               simulated nodes (default 3)
-  --auth cert|token       credentials the kubeconfig uses (default cert; both are accepted)
-  --no-watch-list         answer streaming lists (sendInitialEvents) with 422 like an older server
-  --no-controllers        no scheduler/kubelet/controllers: objects stay as written
-  --pod-start-delay-ms N  Pending → Running delay (default 50)
-  --job-run-ms N          how long a Job's pod runs (default 1000)
-  --cron-interval-ms N    every CronJob fires every N ms (default 0: follow the schedules)
-  --history-window N      watch events kept per resource (default 1000)
-  --bookmark-interval-ms N  bookmark period (default 60000)
-Fault controls while it runs: POST /sim/faults/{dropWatches|stallWatches|compact|restart|failRequests|clearFailures|slowResponses|malformedLine}
-with a JSON body of options, POST /sim/cronjobs/NS/NAME/run, GET /sim/stats (authenticated like any request).`
+/** One command-line flag: its SimOptions field, how its value is read, and its help line. */
+interface Flag {
+  readonly name: string
+  readonly option?: keyof SimOptions
+  readonly kind: 'string' | 'int' | 'true' | 'false'
+  readonly arg?: string
+  readonly help: string
+}
+
+const FLAGS: readonly Flag[] = [
+  { name: 'kubeconfig-out', kind: 'string', arg: 'FILE', help: 'write a kubeconfig for the simulator to FILE once it serves (required)' },
+  { name: 'host', option: 'host', kind: 'string', arg: 'HOST', help: 'listen address (default 127.0.0.1)' },
+  { name: 'port', option: 'port', kind: 'int', arg: 'N', help: 'listen port (default 0: any free port)' },
+  { name: 'nodes', option: 'nodes', kind: 'int', arg: 'N', help: 'simulated nodes (default 3)' },
+  { name: 'auth', option: 'auth', kind: 'string', arg: 'cert|token', help: 'credentials the kubeconfig uses (default cert; both are accepted)' },
+  { name: 'state-dir', option: 'stateDir', kind: 'string', arg: 'DIR', help: 'keep the CA, certificates, token and objects in DIR across restarts' },
+  { name: 'fresh-pki', option: 'freshPki', kind: 'true', help: 'with --state-dir: a new CA, certificates and token' },
+  { name: 'fresh-state', option: 'freshState', kind: 'true', help: 'with --state-dir: start without the stored objects' },
+  { name: 'no-watch-list', option: 'watchList', kind: 'false', help: 'answer streaming lists (sendInitialEvents) with 422 like an older server' },
+  { name: 'no-controllers', option: 'controllers', kind: 'false', help: 'no scheduler/kubelet/controllers: objects stay as written' },
+  { name: 'pod-start-delay-ms', option: 'podStartDelayMs', kind: 'int', arg: 'N', help: 'Pending → Running delay (default 50)' },
+  { name: 'job-run-ms', option: 'jobRunMs', kind: 'int', arg: 'N', help: "how long a Job's pod runs (default 1000)" },
+  { name: 'cron-interval-ms', option: 'cronIntervalMs', kind: 'int', arg: 'N', help: 'every CronJob fires every N ms (default 0: follow the schedules)' },
+  { name: 'history-window', option: 'historyWindow', kind: 'int', arg: 'N', help: 'watch events kept per resource (default 1000)' },
+  { name: 'bookmark-interval-ms', option: 'bookmarkIntervalMs', kind: 'int', arg: 'N', help: 'bookmark period (default 60000)' },
+]
+
+const USAGE = [
+  'usage: npm run sim -- --kubeconfig-out FILE [options]',
+  ...FLAGS.map((f) => `  ${`--${f.name}${f.arg ? ' ' + f.arg : ''}`.padEnd(26)} ${f.help}`),
+  `Fault controls while it runs: POST /sim/faults/{${FAULT_NAMES.join('|')}}`,
+  'with a JSON body of options, POST /sim/cronjobs/NS/NAME/run, GET /sim/stats (authenticated like any request).',
+].join('\n')
 
 function fail(message: string): never {
   process.stderr.write(`sim: ${message}\n${USAGE}\n`)
@@ -26,15 +46,8 @@ function fail(message: string): never {
 
 let values: Record<string, string | boolean | undefined>
 try {
-  values = parseArgs({
-    options: {
-      'kubeconfig-out': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, nodes: { type: 'string' },
-      auth: { type: 'string' }, 'no-watch-list': { type: 'boolean' }, 'no-controllers': { type: 'boolean' },
-      'pod-start-delay-ms': { type: 'string' }, 'job-run-ms': { type: 'string' }, 'cron-interval-ms': { type: 'string' },
-      'history-window': { type: 'string' }, 'bookmark-interval-ms': { type: 'string' }, help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  }).values
+  const options = Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.kind === 'true' || f.kind === 'false' ? 'boolean' as const : 'string' as const }]))
+  values = parseArgs({ options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true }).values
 } catch (err) {
   fail((err as Error).message)
 }
@@ -45,44 +58,34 @@ if (values.help) {
 const out = values['kubeconfig-out']
 if (typeof out !== 'string' || !out) fail('--kubeconfig-out FILE is required')
 
-const int = (name: string): number | undefined => {
-  const v = values[name]
-  if (v === undefined) return undefined
-  if (typeof v !== 'string' || !/^\d+$/.test(v)) fail(`--${name} needs a non-negative integer, got ${JSON.stringify(v)}`)
-  return Number(v)
+const opts: Record<string, unknown> = {}
+for (const f of FLAGS) {
+  const v = values[f.name]
+  if (v === undefined || !f.option) continue
+  if (f.kind === 'int' && !/^\d+$/.test(String(v))) fail(`--${f.name} needs a non-negative integer, got ${JSON.stringify(v)}`)
+  opts[f.option] = f.kind === 'int' ? Number(v) : f.kind === 'true' ? true : f.kind === 'false' ? false : v
 }
-const auth = values.auth
-if (auth !== undefined && auth !== 'cert' && auth !== 'token') fail(`--auth must be cert or token, got ${JSON.stringify(auth)}`)
-const opts: SimOptions = {
-  host: values.host as string | undefined,
-  port: int('port'),
-  nodes: int('nodes'),
-  auth: auth as SimOptions['auth'],
-  watchList: values['no-watch-list'] ? false : undefined,
-  controllers: values['no-controllers'] ? false : undefined,
-  podStartDelayMs: int('pod-start-delay-ms'),
-  jobRunMs: int('job-run-ms'),
-  cronIntervalMs: int('cron-interval-ms'),
-  historyWindow: int('history-window'),
-  bookmarkIntervalMs: int('bookmark-interval-ms'),
-}
-for (const k of Object.keys(opts) as Array<keyof SimOptions>) if (opts[k] === undefined) delete opts[k]
+if (opts.auth !== undefined && opts.auth !== 'cert' && opts.auth !== 'token') fail(`--auth must be cert or token, got ${JSON.stringify(opts.auth)}`)
 
 let sim
 try {
-  sim = await startSimulator(opts)
+  sim = await startSimulator(opts as SimOptions)
   await sim.writeKubeconfig(out)
 } catch (err) {
   process.stderr.write(`sim: ${(err as Error).message}\n`)
   process.exit(1)
 }
 process.stdout.write(`sim: serving ${sim.url} (kubeconfig: ${out}); Ctrl-C or SIGTERM stops it\n`)
+// The launcher may be gone with its pipes: a failed log line must not stop the shutdown.
+process.stdout.on('error', () => {})
 let stopping = false
-const stop = (signal: string) => {
+const stop = (why: string) => {
   if (stopping) return
   stopping = true
-  process.stdout.write(`sim: ${signal}, stopping\n`)
+  process.stdout.write(`sim: ${why}, stopping\n`)
   sim!.close().then(() => process.exit(0), () => process.exit(1))
 }
 process.on('SIGTERM', () => stop('SIGTERM'))
 process.on('SIGINT', () => stop('SIGINT'))
+process.on('SIGHUP', () => stop('SIGHUP'))
+watchLauncher(() => stop('launcher gone (npm run passes SIGTERM to sh only)'))

@@ -7,23 +7,24 @@
 //   sim.faults.dropWatches()
 //   await sim.close()
 import { writeFile } from 'node:fs/promises'
-import { createServer, type Server } from 'node:https'
-import type { Socket } from 'node:net'
 import { startGarbageCollector } from './api/gc.ts'
 import { ObjectApi } from './api/object-api.ts'
 import { resourceByPlural, type ResourceInfo } from './api/resources.ts'
 import { SimApiError } from './api/errors.ts'
 import { createBulk } from './bulk.ts'
 import { nodeObject, startControllers, type Controllers } from './controllers/index.ts'
+import { createFaults } from './fault-control.ts'
 import type { ServerContext } from './http/context.ts'
 import { FaultState } from './http/faults.ts'
+import { SimListener } from './http/listener.ts'
 import { createHandler } from './http/server.ts'
-import { resolveOptions } from './options.ts'
+import { randomToken, resolveOptions } from './options.ts'
+import { loadState, persistStore, saveState } from './store/persist.ts'
 import { SnapshotCache } from './store/snapshots.ts'
 import { ObjectStore } from './store/store.ts'
+import { loadOrCreateCredentials } from './tls/credentials.ts'
 import { renderKubeconfig } from './tls/kubeconfig.ts'
-import { generatePki } from './tls/pki.ts'
-import type { SimAuthOptions, SimFaults, SimOptions, Simulator } from './types.ts'
+import type { SimAuthOptions, SimOptions, SimStats, Simulator } from './types.ts'
 
 export type * from './types.ts'
 export { SimApiError } from './api/errors.ts'
@@ -43,67 +44,44 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     watches: new Set(),
     requests: 0,
   }
-  for (const name of NAMESPACES) api.create(res('namespaces'), { metadata: { name } })
-  for (let i = 1; i <= config.nodes; i++) api.create(res('nodes'), nodeObject(i))
+  const stateDir = config.stateDir || undefined
+  const saved = stateDir && !config.freshState ? await loadState(stateDir) : undefined
+  if (saved) store.restore(saved.objects, saved.resourceVersion)
+  for (const name of NAMESPACES) if (!api.get(res('namespaces'), undefined, name)) api.create(res('namespaces'), { metadata: { name } })
+  for (let i = 1; i <= config.nodes; i++) if (!api.get(res('nodes'), undefined, `node-${i}`)) api.create(res('nodes'), nodeObject(i))
+  const persistence = stateDir ? persistStore(store, stateDir) : undefined
 
-  const dropAll = (abrupt: boolean) => {
-    for (const w of [...ctx.watches]) w.end(abrupt)
-  }
-  const faults: SimFaults = {
-    dropWatches: (o) => dropAll(o?.abrupt === true),
-    stallWatches(on) {
-      ctx.faults.stalled = on
-      if (!on) for (const w of [...ctx.watches]) w.resume()
-    },
-    compact: () => store.compact(),
-    restart() {
-      store.compact()
-      ctx.snapshots.clear()
-      dropAll(true)
-    },
-    failRequests: (o) => ctx.faults.failRequests(o),
-    clearFailures: () => ctx.faults.clearFailures(),
-    slowResponses(ms) {
-      if (!(ms >= 0)) throw new RangeError(`slowResponses needs a delay ≥ 0 ms, got ${ms}`)
-      ctx.faults.delayMs = ms
-    },
-    malformedLine: (resource) => ctx.faults.malformedLine(resource),
-  }
-
+  let creds = await loadOrCreateCredentials(stateDir, config.host, { fresh: config.freshPki, token: opts.token, newToken: () => config.token })
   const stopGc = startGarbageCollector(store, api)
   const controllers: Controllers | undefined = config.controllers ? startControllers(store, api, config) : undefined
   const runCronJobNow = (namespace: string, name: string) => {
     if (!controllers) throw new Error('runCronJobNow needs the controllers (controllers: true)')
     controllers.runCronJobNow(namespace, name)
   }
-  const stats = () => ({ watchesOpen: ctx.watches.size, requests: ctx.requests, resourceVersion: store.resourceVersion })
 
-  const pki = await generatePki(config.host)
-  const server: Server = createServer(
-    { key: pki.serverKey, cert: pki.serverCert, ca: pki.caCert, requestCert: true, rejectUnauthorized: false },
-    createHandler(ctx, { faults, runCronJobNow, stats }),
-  )
-  const sockets = new Set<Socket>()
-  server.on('secureConnection', (s) => {
-    sockets.add(s)
-    s.on('close', () => sockets.delete(s))
+  let listener: SimListener
+  const { faults, active } = createFaults(ctx, {
+    get listener() {
+      return listener
+    },
+    async renewCredentials() {
+      creds = await loadOrCreateCredentials(stateDir, config.host, { fresh: true, newToken: randomToken })
+      listener.setPki(creds.pki)
+    },
   })
-  server.on('tlsClientError', () => {}) // a client that hangs up mid-handshake is not the server's problem
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject)
-      resolve()
-    })
+  const stats = (): SimStats => ({
+    watchesOpen: ctx.watches.size, requests: ctx.requests, resourceVersion: store.resourceVersion,
+    faults: active(), faultLog: [...ctx.faults.log],
   })
-  const address = server.address()
-  if (address && typeof address === 'object') config.port = address.port
+  const auth = { token: () => creds.token }
+  listener = new SimListener(creds.pki, createHandler(ctx, { faults, runCronJobNow, stats }, auth))
+  config.port = await listener.listen(config.host, config.port)
   const urlHost = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `https://${urlHost}:${config.port}`
 
   const kubeconfig = (o: SimAuthOptions = {}) => renderKubeconfig({
-    server: url, caCert: pki.caCert, auth: o.auth ?? config.auth,
-    clientCert: pki.clientCert, clientKey: pki.clientKey, token: config.token,
+    server: url, caCert: creds.pki.caCert, auth: o.auth ?? config.auth,
+    clientCert: creds.pki.clientCert, clientKey: creds.pki.clientKey, token: creds.token,
   })
   let closed = false
 
@@ -128,25 +106,21 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     runCronJobNow,
     faults,
     bulk: createBulk(store, config.nodes),
-    stats: {
-      get watchesOpen() {
-        return ctx.watches.size
-      },
-      get requests() {
-        return ctx.requests
-      },
+    get stats() {
+      return stats()
     },
-    token: config.token,
+    get token() {
+      return creds.token
+    },
     async close() {
       if (closed) return
       closed = true
       controllers?.stop()
       stopGc()
-      dropAll(true)
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        for (const s of sockets) s.destroy()
-      })
+      for (const w of [...ctx.watches]) w.end(true)
+      await listener.stop()
+      persistence?.stop()
+      if (stateDir) await saveState(stateDir, store)
     },
   }
 }

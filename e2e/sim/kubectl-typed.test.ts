@@ -1,30 +1,17 @@
 // kubectl's typed generators against the simulator: `kubectl create deployment|cronjob|job` send protobuf bodies
 // (issue 4 conformance); the objects land with the right fields and the controllers run their pods.
-import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startSimulator, type Simulator } from './index.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Simulator } from './index.ts'
+import { kubectl as kubectlWith, useSimulator } from './test-client.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sim-typed-'))
-const kubeconfig = join(dir, 'kubeconfig')
+// Job pods keep running for a minute so "Running" can be observed; pods start after 10 ms.
+const t = useSimulator({ nodes: 2, podStartDelayMs: 10, jobRunMs: 60_000 }, 'sim-typed-')
 let sim: Simulator
-
-beforeAll(async () => {
-  // Job pods keep running for a minute so "Running" can be observed; pods start after 10 ms.
-  sim = await startSimulator({ nodes: 2, podStartDelayMs: 10, jobRunMs: 60_000 })
-  await sim.writeKubeconfig(kubeconfig)
-})
-afterAll(async () => {
-  await sim?.close()
-  rmSync(dir, { recursive: true, force: true })
+beforeAll(() => {
+  sim = t.sim
 })
 
-// Async on purpose: the server runs in this process, a synchronous exec would block it.
-const kubectl = async (...args: string[]) =>
-  (await promisify(execFile)('kubectl', ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8' })).stdout
+const kubectl = (...args: string[]) => kubectlWith(t.kubeconfig, ...args)
 
 async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs

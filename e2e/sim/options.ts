@@ -2,7 +2,7 @@
 import type { SimOptions } from './types.ts'
 
 /** SimOptions with every default applied. */
-export type SimConfig = Required<Omit<SimOptions, 'token'>> & { token: string }
+export type SimConfig = Required<Omit<SimOptions, 'token' | 'stateDir'>> & { token: string; stateDir: string }
 
 /** Applies the defaults; throws RangeError on values the simulator cannot honour. */
 export function resolveOptions(opts: SimOptions = {}): SimConfig {
@@ -22,6 +22,9 @@ export function resolveOptions(opts: SimOptions = {}): SimConfig {
     jobRunMs: opts.jobRunMs ?? 1000,
     cronIntervalMs: opts.cronIntervalMs ?? 0,
     token: opts.token ?? randomToken(),
+    stateDir: opts.stateDir ?? '',
+    freshPki: opts.freshPki ?? false,
+    freshState: opts.freshState ?? false,
   }
   // node i gets 10.244.i.0/24 and 172.18.0.(i+1): i must fit an octet with room for the host IP.
   if (!Number.isInteger(config.nodes) || config.nodes < 1 || config.nodes > 253) {
@@ -32,7 +35,8 @@ export function resolveOptions(opts: SimOptions = {}): SimConfig {
   return config
 }
 
-function randomToken(): string {
+/** A new bearer token. */
+export function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(24))
   return 'sim-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 }

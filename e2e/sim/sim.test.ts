@@ -1,14 +1,13 @@
 // The simulator against real clients: kubectl and @kubernetes/client-node over TLS (client certificate
 // and bearer token), the list/watch protocol of docs/kube-api.md, fault injection, and the mini controllers.
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import https from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { AppsV1Api, CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from './index.ts'
+import { kubectl as kubectlWith, raw as rawWith, until, watchLines as watchWith } from './test-client.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'sim-test-'))
 let sim: Simulator
@@ -23,70 +22,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const kubectl = async (auth: 'cert' | 'token', ...args: string[]) =>
-  (await promisify(execFile)('kubectl', ['--kubeconfig', join(dir, `${auth}.kubeconfig`), ...args], { encoding: 'utf8' })).stdout
-
-/** A raw request with the bearer token (TLS verification is what the kubectl/client-node tests cover). */
-function raw(path: string, opts: { method?: string; headers?: Record<string, string>; body?: string; token?: string | null } = {}) {
-  return new Promise<{ status: number; headers: Record<string, any>; body: string }>((resolve, reject) => {
-    const url = new URL(path, sim.url)
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) }
-    if (opts.token !== null) headers.Authorization = `Bearer ${opts.token ?? sim.token}`
-    const req = https.request(url, { method: opts.method ?? 'GET', headers, rejectUnauthorized: false }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (d) => (body += d))
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }))
-    })
-    req.on('error', reject)
-    req.end(opts.body)
-  })
-}
-
-/** Reads a watch stream's lines until `stop` says enough (or the server ends it). */
-function watchLines(path: string, stop: (lines: any[]) => boolean, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; lines: any[]; ended: boolean }>((resolve, reject) => {
-    const req = https.request(new URL(path, sim.url), { headers: { Authorization: `Bearer ${sim.token}`, ...headers }, rejectUnauthorized: false }, (res) => {
-      const lines: any[] = []
-      let buf = ''
-      let done = false
-      const finish = (ended: boolean) => {
-        if (done) return
-        done = true
-        req.destroy()
-        resolve({ status: res.statusCode!, lines, ended })
-      }
-      res.setEncoding('utf8')
-      res.on('data', (d: string) => {
-        buf += d
-        let nl
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl)
-          buf = buf.slice(nl + 1)
-          try {
-            lines.push(JSON.parse(line))
-          } catch {
-            lines.push({ malformed: line })
-          }
-          if (stop(lines)) return finish(false)
-        }
-      })
-      res.on('end', () => finish(true))
-      res.on('error', () => finish(true))
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, ms = 5000) => {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await check()) return
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
+const kubectl = (auth: 'cert' | 'token', ...args: string[]) => kubectlWith(join(dir, `${auth}.kubeconfig`), ...args)
+const raw = (path: string, opts?: Parameters<typeof rawWith>[2]) => rawWith(sim, path, opts)
+const watchLines = (path: string, stop: (lines: any[]) => boolean, headers?: Record<string, string>) => watchWith(sim, path, stop, headers)
 
 const deployment = (name: string, replicas: number, image = 'nginx:1.25') => ({
   metadata: { name },

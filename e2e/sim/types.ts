@@ -29,24 +29,91 @@ export interface SimOptions {
   jobRunMs?: number
   /** CronJob clock: 0 = follow each schedule on the wall clock (UTC); N > 0 = every CronJob fires every N ms (default 0). */
   cronIntervalMs?: number
-  /** Bearer token accepted by the server (default: random). */
+  /** Bearer token accepted by the server (default: the state directory's, else random). */
   token?: string
+  /**
+   * Directory that keeps the simulator's CA, certificates, token and objects across process restarts
+   * (default: none, everything is new at each start). Read at start when present; written on close
+   * and about a second after each change.
+   */
+  stateDir?: string
+  /** With stateDir: a new CA, certificates and token instead of the stored ones (default false). */
+  freshPki?: boolean
+  /** With stateDir: start with no objects instead of the stored ones (default false). */
+  freshState?: boolean
 }
 
-/** Resource plurals the simulator serves. */
+/** Resource plurals the simulator serves (`events`: core/v1; events.k8s.io/v1 shows the same objects). */
 export type ResourceName =
   | 'pods' | 'replicasets' | 'jobs' | 'deployments' | 'daemonsets' | 'statefulsets' | 'cronjobs'
-  | 'namespaces' | 'nodes' | 'leases'
+  | 'namespaces' | 'nodes' | 'leases' | 'events'
 
 /** A failure injected into HTTP requests (faults.failRequests). */
 export interface FailRequestsOptions {
-  /** Only requests for this resource plural (default: every resource request). */
+  /**
+   * Only requests for this resource: a plural (`pods`; `events` is both API groups' events) or a
+   * qualified name (`events.events.k8s.io`). Default: every resource request.
+   */
   resource?: string
-  status: 429 | 500 | 403 | 404
-  /** Sent as `Retry-After` (and Status details) on 429 (default 1). */
+  /** Only these verbs (get, list, watch, create, update, patch, delete, deletecollection); default all. */
+  verbs?: string[]
+  /** 403 Forbidden (RBAC), 404, 429 TooManyRequests, 500 InternalError, 503 ServiceUnavailable, 504 Timeout. */
+  status: 429 | 500 | 503 | 504 | 403 | 404
+  /** Sent as `Retry-After` (and Status details) on 429 (default 1), and on 503/504 when given. */
   retryAfterSeconds?: number
-  /** How many requests fail (default: until clearFailures). */
+  /** How many requests fail (default: no limit). */
   count?: number
+  /** How long the failure lasts, ms; it then heals by itself (default: until clearFailures or its count). */
+  durationMs?: number
+}
+
+/** A failure in force (stats). */
+export interface ActiveFailure extends FailRequestsOptions {
+  /** Requests failed so far. */
+  failed: number
+  /** Requests still to fail, when a count was given. */
+  remaining?: number
+  /** When it heals by itself (ISO time), when a duration was given. */
+  until?: string
+}
+
+/** One entry of the fault log: a fault injected or healed. */
+export interface FaultRecord {
+  /** ISO time. */
+  readonly at: string
+  /** The fault's name (`stallWatches`, `failRequests healed`, `restart down`, …). */
+  readonly fault: string
+  readonly options?: object
+}
+
+/** The faults in force now. */
+export interface ActiveFaults {
+  readonly stalled: boolean
+  readonly delayMs: number
+  readonly failures: ActiveFailure[]
+  /** Resources whose next watch line will be corrupted. */
+  readonly malformedLine: string[]
+  /** The listener is closed (restart with downMs): connections are refused. */
+  readonly down: boolean
+  /** Oversized objects injected and still present (`namespace/name`). */
+  readonly oversized: string[]
+}
+
+/** What the simulator reports about itself (`sim.stats`, `GET /sim/stats`). */
+export interface SimStats {
+  readonly watchesOpen: number
+  readonly requests: number
+  readonly resourceVersion: number
+  readonly faults: ActiveFaults
+  readonly faultLog: readonly FaultRecord[]
+}
+
+/** Options of faults.restart. */
+export interface RestartOptions {
+  /** Stop serving for this long (connections refused), then listen again on the same port (default 0: no gap). */
+  downMs?: number
+  /** Come back with a new CA, certificates and token (default false: the same ones). */
+  freshPki?: boolean
 }
 
 /** Fault injection, from tests or through `POST /sim/faults/{name}`. */
@@ -57,14 +124,26 @@ export interface SimFaults {
   stallWatches(on: boolean): void
   /** Forget all history: the next resume from an older RV gets an in-stream 410. */
   compact(): void
-  /** History reset + every watch dropped abruptly + continue tokens invalidated (the RV counter keeps increasing). */
-  restart(): void
+  /**
+   * An API server restart: every connection cut, history and continue tokens gone (a watch resuming
+   * from before the restart gets 410), objects, RV counter, CA and token kept. With `downMs` the port
+   * refuses connections for that long first. Resolves once serving again.
+   */
+  restart(opts?: RestartOptions): Promise<void>
   failRequests(opts: FailRequestsOptions): void
+  /** Ends every injected request failure. */
   clearFailures(): void
   /** Delay every response's headers by `delayMs` (0 = off). */
   slowResponses(delayMs: number): void
   /** The next event line sent on watches of that resource is not valid JSON. */
   malformedLine(resource: string): void
+  /**
+   * Creates a Running pod carrying `bytes` of annotations (default 1,500,000: about the API server's
+   * ~1.5 MiB object limit), served whole by lists, gets and watches. Healed by deleting it (or heal()).
+   */
+  oversizedObject(opts?: { namespace?: string; name?: string; bytes?: number }): { namespace: string; name: string; bytes: number }
+  /** Every fault healed: failures cleared, no delay, watches unstalled, no malformed line pending, oversized objects deleted. */
+  heal(): void
 }
 
 /** Owner of bulk-created pods. */
@@ -108,7 +187,7 @@ export interface Simulator {
   runCronJobNow(namespace: string, name: string): void
   readonly faults: SimFaults
   readonly bulk: SimBulk
-  readonly stats: { readonly watchesOpen: number; readonly requests: number }
+  readonly stats: SimStats
   /** The bearer token the server accepts. */
   readonly token: string
   close(): Promise<void>

@@ -28,7 +28,7 @@ describe('usage errors', () => {
     [['--listen', 'nope'], '--listen="nope" is not HOST:PORT'],
     [['--http', '127.0.0.1:70000'], '--http="127.0.0.1:70000" is not HOST:PORT'],
     [['--silence-timeout', '0'], '--silence-timeout="0" is not a positive number'],
-    [['--max-events', '1.5'], '--max-events="1.5" is not a positive whole number'],
+    [['--max-events', '1.5'], '--max-events="1.5" is not a whole number'],
     [['--log-level', 'loud'], '--log-level="loud" is not one of'],
     [['--lisen', '1:2'], 'unknown option --lisen'],
     [['extra'], 'unexpected argument "extra"'],

@@ -1,32 +1,28 @@
-// Pieces shared by the commands: strict option checking and signal handling.
-import { ConfigError } from '../collector/config.ts'
+// Pieces shared by the commands: their inputs from the process, usage errors, signal handling.
+import { existsSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { ConfigError, type OptionInputs } from './options.ts'
 
-const camel = (s: string): string => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
-
-/** Throws {@link ConfigError} for an option or positional argument the command does not define. */
-export function rejectUnknownArgs(parsed: Record<string, unknown>, defined: Record<string, unknown>): void {
-  const known = new Set(['_', ...Object.keys(defined).flatMap((k) => [k, camel(k)])])
-  for (const key of Object.keys(parsed)) if (!known.has(key)) throw new ConfigError(`unknown option --${key}`)
-  const positional = parsed._ as string[] | undefined
-  if (positional && positional.length > 0) throw new ConfigError(`unexpected argument ${JSON.stringify(positional[0])}`)
+/** A command's option inputs: its argv and citty's parse of it, this process's environment and terminal. */
+export function processInputs(argv: readonly string[], parsed: Readonly<Record<string, unknown>>): OptionInputs {
+  return {
+    argv,
+    parsed,
+    context: {
+      env: process.env,
+      osHostname: hostname(),
+      stdoutIsTty: process.stdout.isTTY === true,
+      stderrIsTty: process.stderr.isTTY === true,
+      fileExists: existsSync,
+    },
+  }
 }
 
-/** Every value of a repeatable option (`--label a=b --label=c=d`), in order, from the raw argv. */
-export function repeatedOption(rawArgs: readonly string[], name: string): string[] {
-  const values: string[] = []
-  for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!
-    if (a === '--') break
-    if (a === `--${name}`) {
-      const v = rawArgs[i + 1]
-      if (v === undefined || v.startsWith('--')) throw new ConfigError(`--${name} needs a value`)
-      values.push(v)
-      i++
-    } else if (a.startsWith(`--${name}=`)) {
-      values.push(a.slice(name.length + 3))
-    }
-  }
-  return values
+/** Prints a {@link ConfigError} one line per bad input and sets exit code 2; rethrows anything else. */
+export function reportUsageError(command: string, err: unknown): void {
+  if (!(err instanceof ConfigError)) throw err
+  for (const line of err.message.split('\n')) process.stderr.write(`k8s-collector ${command}: ${line}\n`)
+  process.exitCode = 2
 }
 
 /**

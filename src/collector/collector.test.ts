@@ -1,39 +1,15 @@
-// The collector wiring over a real reducer link to a real tap, with scripted watch streams.
+// The collector wiring over a real reducer link to a real tap, with scripted watch streams, on fake time.
 import { afterEach, describe, expect, it } from 'vitest'
 import { createReducerLink } from '../link/index.ts'
-import type { OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
+import type { OwnerMeta, PodMeta } from '../model/index.ts'
 import { createRegistry } from '../observe/metrics.ts'
 import { startTap, type Tap } from '../tap/index.ts'
-import { createCollector, type CollectorStream } from './collector.ts'
-
-/** A hand-fed stream: `push` events, count `relist` requests. */
-function scripted<T>(): CollectorStream<T> & { push(ev: StreamEvent<T>): void; end(): void; relists: number } {
-  const queue: StreamEvent<T>[] = []
-  let wake: (() => void) | undefined
-  let ended = false
-  const s = {
-    relists: 0,
-    push(ev: StreamEvent<T>) {
-      queue.push(ev)
-      wake?.()
-    },
-    end() {
-      ended = true
-      wake?.()
-    },
-    relist() {
-      s.relists++
-    },
-    async *[Symbol.asyncIterator]() {
-      for (;;) {
-        while (queue.length) yield queue.shift()!
-        if (ended) return
-        await new Promise<void>((r) => (wake = r))
-      }
-    },
-  }
-  return s
-}
+import { createFakeClock } from '../../e2e/harness/fake-clock.ts'
+import { types } from '../../e2e/harness/fake-reducer.ts'
+import { fakeReducer } from '../../e2e/harness/link-fixtures.ts'
+import { waitFor } from '../../e2e/harness/wait.ts'
+import { scripted } from '../../e2e/harness/collector-fixtures.ts'
+import { createCollector } from './collector.ts'
 
 const pod = (uid: string, owner?: PodMeta['owner']): PodMeta => ({
   uid,
@@ -48,15 +24,7 @@ const pod = (uid: string, owner?: PodMeta['owner']): PodMeta => ({
   ...(owner ? { owner } : {}),
 })
 
-async function until<T>(probe: () => T | undefined, ms = 5000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = probe()
-    if (v !== undefined) return v
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
+const until = <T>(probe: () => T | undefined, what = 'the condition'): Promise<T> => waitFor(what, probe, { timeoutMs: 5_000 })
 
 describe('collector wiring', () => {
   let tap: Tap | undefined
@@ -67,62 +35,114 @@ describe('collector wiring', () => {
     await tap?.close()
   })
 
-  function setup(opts: { primingTimeoutSecs?: number; waitingLimit?: number } = {}) {
+  function setup(opts: { primingTimeoutSecs?: number; waitingLimit?: number; port?: number } = {}) {
     const streams = { pods: scripted<PodMeta>(), replicasets: scripted<OwnerMeta>(), jobs: scripted<OwnerMeta>() }
     const registry = createRegistry()
+    const clock = createFakeClock()
+    const link = createReducerLink({ host: '127.0.0.1', port: opts.port ?? tap!.tcpPort, hostname: 'wiring', heartbeatIntervalMs: 200 }, { registry, clock })
     const collector = createCollector(
       { deleteTtlSecs: 60, deleteCapacity: 100, waitingLimit: opts.waitingLimit ?? 100, primingTimeoutSecs: opts.primingTimeoutSecs ?? 60 },
-      {
-        streams,
-        registry,
-        createLink: (cb) => createReducerLink({ host: '127.0.0.1', port: tap!.tcpPort, hostname: 'wiring', heartbeatIntervalMs: 200, ...cb }, { registry }),
-      },
+      { streams, registry, link, clock },
     )
-    return { streams, registry, collector, done: collector.run(abort.signal) }
+    return { streams, registry, collector, clock, link, done: collector.run(abort.signal) }
+  }
+
+  /** Pushes an empty initial list on each stream. */
+  function listedEmpty(streams: ReturnType<typeof setup>['streams']): void {
+    for (const s of [streams.pods, streams.replicasets, streams.jobs]) {
+      s.push({ type: 'init' })
+      s.push({ type: 'initDone' })
+    }
   }
 
   it('connects only once all three initial lists are in, then announces with epoch 1', async () => {
     tap = await startTap({ listen: { host: '127.0.0.1', port: 0 } })
-    const { streams, collector } = setup()
+    const { streams, collector, clock, link } = setup()
     streams.pods.push({ type: 'init' })
     streams.pods.push({ type: 'initApply', object: pod('a') })
     streams.pods.push({ type: 'initDone' })
     streams.replicasets.push({ type: 'init' })
     streams.replicasets.push({ type: 'initDone' })
-    await new Promise((r) => setTimeout(r, 300))
+    await clock.advance(300)
+    expect(link.state).toBe('idle')
     expect(tap.state().connections).toHaveLength(0)
     expect(collector.readiness()).toEqual({ ready: false, reason: 'initial list pending: jobs' })
     streams.jobs.push({ type: 'init' })
     streams.jobs.push({ type: 'initDone' })
-    const conn = await until(() => tap!.state().connections.find((c) => c.pods.length === 1))
+    await until(() => (collector.readiness().ready ? true : undefined), 'ready')
+    await clock.advance(100)
+    const conn = await until(() => tap!.state().connections.find((c) => c.pods.length === 1), 'the pod announced')
     expect(conn.epochs).toEqual([1])
     expect(conn.hostname).toBe('wiring')
-    await until(() => (collector.readiness().ready ? true : undefined))
     streams.pods.push({ type: 'delete', object: pod('a') })
-    await until(() => (tap!.state().connections[0]!.pods.length === 0 ? true : undefined))
+    await clock.advance(100)
+    await until(() => (tap!.state().connections[0]!.pods.length === 0 ? true : undefined), 'the pod deleted')
   })
 
   it('connects after the priming timeout with the streams it has, the missing one unavailable', async () => {
     tap = await startTap({ listen: { host: '127.0.0.1', port: 0 } })
-    const { streams, collector, registry } = setup({ primingTimeoutSecs: 1 })
+    const { streams, collector, registry, clock, link } = setup({ primingTimeoutSecs: 1 })
     streams.pods.push({ type: 'init' })
     streams.pods.push({ type: 'initApply', object: pod('a', { kind: 'ReplicaSet', uid: 'rs1', name: 'rs-1' }) })
     streams.pods.push({ type: 'initDone' })
     streams.jobs.push({ type: 'init' })
     streams.jobs.push({ type: 'initDone' })
-    const conn = await until(() => tap!.state().connections.find((c) => c.pods.length === 1), 4000)
+    await clock.advance(999)
+    expect(link.state).toBe('idle')
+    await clock.advance(1)
+    await until(() => (collector.readiness().ready ? true : undefined), 'ready')
+    await clock.advance(100)
+    const conn = await until(() => tap!.state().connections.find((c) => c.pods.length === 1), 'the pod announced')
     expect(conn.pods[0]).toMatchObject({ ownerKind: 0, ownerUid: 'rs1', ownerName: 'rs-1' })
     expect(collector.core.stats().available.replicasets).toBe(false)
     expect(registry.render()).toMatch(/k8s_collector_stream_available\{stream="replicasets"\} 0/)
   })
 
+  it('follows the link: a session after a drop starts the next epoch with a snapshot, nothing sent in between', async () => {
+    const r = await fakeReducer()
+    const { streams, collector, clock, link } = setup({ port: r.port })
+    listedEmpty(streams)
+    streams.pods.push({ type: 'apply', object: pod('a') })
+    await until(() => (collector.readiness().ready ? true : undefined), 'ready')
+    await clock.advance(100)
+    const first = await r.connection(0)
+    await first.waitFor((m) => m.some((x) => x.type === 'pod_container'), 5_000, 'the first snapshot')
+    first.socket.destroy()
+    await until(() => (link.state === 'backoff' ? true : undefined), 'the drop noticed')
+    // While disconnected the stores stay current; nothing is queued.
+    streams.pods.push({ type: 'apply', object: pod('b') })
+    await until(() => collector.core.pod('b'), 'pod b stored')
+    await clock.advance(1_000)
+    await until(() => (collector.readiness().ready ? true : undefined), 'ready again')
+    await clock.advance(100)
+    const second = await r.connection(1)
+    await second.waitFor((m) => m.filter((x) => x.type === 'pod_container').length === 2, 5_000, 'the second snapshot')
+    expect(types(second.messages).slice(0, 7)).toEqual(['version_info', 'connect', 'report_cpu_cores', 'cloud_platform', 'set_node_info', 'metadata_complete', 'pod_resync'])
+    expect(second.messages[6]).toMatchObject({ resyncCount: 2n })
+    const announced = second.messages.filter((x) => x.type === 'pod_new_with_name').map((x) => (x as { uid: string }).uid)
+    expect(announced.sort()).toEqual(['a', 'b'])
+    expect(types(first.messages).filter((t) => t === 'pod_new_with_name')).toHaveLength(1)
+    expect(link.stats().droppedWhileDisconnected).toBe(0)
+  })
+
+  it("runs the core's tick on the clock: a deleted owner's tombstone expires after deleteTtlSecs", async () => {
+    tap = await startTap({ listen: { host: '127.0.0.1', port: 0 } })
+    const { streams, collector, clock } = setup()
+    listedEmpty(streams)
+    const rs: OwnerMeta = { kind: 'ReplicaSet', uid: 'rs1', name: 'rs-1', namespace: 'default', resourceVersion: '1' }
+    streams.replicasets.push({ type: 'apply', object: rs })
+    streams.replicasets.push({ type: 'delete', object: rs })
+    await until(() => (collector.core.stats().tombstones === 1 ? true : undefined), 'the tombstone')
+    await clock.advance(59_999)
+    expect(collector.core.stats().tombstones).toBe(1)
+    await clock.advance(1)
+    expect(collector.core.stats().tombstones).toBe(0)
+  })
+
   it('asks the owner streams to relist when the waiting limit is reached', async () => {
     tap = await startTap({ listen: { host: '127.0.0.1', port: 0 } })
     const { streams } = setup({ waitingLimit: 2 })
-    for (const s of [streams.pods, streams.replicasets, streams.jobs]) {
-      s.push({ type: 'init' })
-      s.push({ type: 'initDone' })
-    }
+    listedEmpty(streams)
     streams.pods.push({ type: 'apply', object: pod('w1', { kind: 'ReplicaSet', uid: 'x1', name: 'x' }) })
     streams.pods.push({ type: 'apply', object: pod('w2', { kind: 'ReplicaSet', uid: 'x2', name: 'x' }) })
     await until(() => (streams.replicasets.relists === 1 && streams.jobs.relists === 1 ? true : undefined))

@@ -1,11 +1,13 @@
 // The collector: the watch streams feed the matching core, the core's messages go to the reducer
 // link; priming, tick timers, forced relists and readiness (docs/behaviour.md §6–§7).
+import { httpStatusOf, noEvents, type EventReporter, type Occurrence, type ReducerFailure } from '../events/index.ts'
 import type { IngestMessage } from '../ingest/index.ts'
-import type { ReducerLink } from '../link/index.ts'
+import type { LinkEvent, ReducerLink } from '../link/index.ts'
 import { createCollectorCore, type CollectorCore, type StreamName } from '../match/index.ts'
 import type { OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
 import { logger } from '../observe/log.ts'
 import type { Registry } from '../observe/metrics.ts'
+import { sleep, systemClock, type Clock, type TimerHandle } from '../util/clock.ts'
 
 /** One list/watch stream as the collector consumes it. */
 export interface CollectorStream<T> extends AsyncIterable<StreamEvent<T>> {
@@ -28,11 +30,13 @@ export interface CollectorOptions {
 
 export interface CollectorDeps {
   readonly streams: CollectorStreams
-  /** Builds the link; the collector passes the session callbacks. */
-  readonly createLink: (callbacks: { onSession: () => void; onDisconnect: () => void }) => ReducerLink
+  /** The reducer link; the collector runs it once primed and follows its sessions. */
+  readonly link: ReducerLink
   readonly registry: Registry
-  /** Wall clock, ms. Default `Date.now`. */
-  readonly now?: () => number
+  /** Clock and timers (event times, the priming timeout, the tick timer). Default: the system's. */
+  readonly clock?: Clock
+  /** Where the link's, the streams' and the epochs' news go as Kubernetes Events (docs/events.md). Default: nowhere. */
+  readonly events?: EventReporter
 }
 
 export interface Collector {
@@ -47,19 +51,13 @@ const STREAMS: readonly StreamName[] = ['pods', 'replicasets', 'jobs']
 
 export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Collector {
   const log = logger.withTag('collector')
-  const now = deps.now ?? Date.now
+  const clock = deps.clock ?? systemClock
+  const link = deps.link
+  const reporter = deps.events ?? noEvents
   const core = createCollectorCore({
     deleteTtlMs: opts.deleteTtlSecs * 1000,
     deleteCapacity: opts.deleteCapacity,
     waitingLimit: opts.waitingLimit,
-  })
-  const link = deps.createLink({
-    onSession: () => {
-      const msgs = core.connect(now())
-      log.info(`reducer session: epoch ${core.stats().epoch}, announcing ${core.stats().podsAnnounced} pods`)
-      send(msgs, now())
-    },
-    onDisconnect: () => core.disconnect(),
   })
 
   const events = deps.registry.counter({
@@ -73,39 +71,108 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
   })
   registerCoreMetrics(deps.registry, core)
 
-  let primedResolve: () => void = () => {}
-  const primed = new Promise<void>((resolve) => (primedResolve = resolve))
-  let tickTimer: ReturnType<typeof setTimeout> | undefined
+  /** Aborted once the core is primed: ends the priming wait. */
+  const primed = new AbortController()
+  let tickTimer: TimerHandle | undefined
   let tickAt = Infinity
   let stopped = false
+  /** The reducer outage under way: each failed attempt repeats its first report, one Event series (docs/events.md). */
+  let outage: Occurrence | undefined
+  /** Where the reducer link's current session is connected, `ip:port`. */
+  let connectedTo = ''
+  /** Streams reported unavailable (403/404) and not yet listed again. */
+  const unavailable = new Set<StreamName>()
+  /** A forced relist was requested: its epoch, if one starts, is reported when its pod_resync goes out. */
+  let forcedResyncPending = false
 
   function send(msgs: IngestMessage[], at: number): void {
-    if (msgs.length > 0) link.send(msgs, at)
+    if (msgs.length === 0) return
+    if (forcedResyncPending && msgs.some((m) => m.type === 'pod_resync')) {
+      forcedResyncPending = false
+      reporter.record({ reason: 'Resync', cause: { kind: 'waitingLimit', limit: opts.waitingLimit } })
+    }
+    link.send(msgs, at)
   }
 
   /** After every event: serve relist requests, re-arm the tick timer, notice priming. */
   function after(): void {
     if (core.takeRelistRequest()) {
       relists.inc()
+      forcedResyncPending = true
       log.warn(`${core.stats().podsWaiting} pods wait for their owners: relisting ReplicaSets and Jobs`)
       deps.streams.replicasets.relist()
       deps.streams.jobs.relist()
     }
     const deadline = core.nextDeadline()
     if (deadline !== undefined && deadline < tickAt && !stopped) {
-      if (tickTimer) clearTimeout(tickTimer)
+      clock.clearTimeout(tickTimer)
       tickAt = deadline
-      tickTimer = setTimeout(onTick, Math.max(0, deadline - now()))
+      tickTimer = clock.setTimeout(onTick, Math.max(0, deadline - clock.now()))
     }
-    if (core.primed) primedResolve()
+    if (core.primed) primed.abort()
   }
 
   function onTick(): void {
     tickTimer = undefined
     tickAt = Infinity
-    const t = now()
+    const t = clock.now()
     send(core.tick(t), t)
     after()
+  }
+
+  /** A link event: each session starts a new epoch with its snapshot (docs/behaviour.md §6). */
+  function onLinkEvent(ev: LinkEvent): void {
+    switch (ev.type) {
+      case 'connected': {
+        const t = clock.now()
+        const msgs = core.connect(t)
+        log.info(`reducer session: epoch ${core.stats().epoch}, announcing ${core.stats().podsAnnounced} pods`)
+        ev.session.send(msgs, t)
+        outage = undefined
+        connectedTo = `${ev.address}:${ev.port}`
+        reporter.record({ reason: 'ReducerConnected', address: connectedTo })
+        reporter.record({ reason: 'Resync', cause: { kind: 'reconnect' } })
+        return
+      }
+      case 'disconnected':
+        core.disconnect()
+        if (ev.reason.cause !== 'shutdown') unreachable({ kind: 'lost', address: connectedTo, cause: ev.reason.cause })
+        return
+      case 'connectFailed':
+        unreachable({ kind: 'connect', target: ev.target, cause: ev.cause })
+        return
+      default: {
+        const never: never = ev
+        throw new Error(`unknown link event ${JSON.stringify(never)}`)
+      }
+    }
+  }
+
+  /** Reports the reducer unreachable: the first failure of an outage sets the note its later failures repeat. */
+  function unreachable(failure: ReducerFailure): void {
+    outage ??= { reason: 'ReducerUnreachable', failure }
+    reporter.record(outage)
+  }
+
+  /** A stream's 403/404 and its recovery (its next initDone), each reported once. */
+  function availability(name: StreamName, ev: StreamEvent<unknown>): void {
+    if (ev.type === 'unavailable') {
+      unavailable.add(name)
+      reporter.record({ reason: 'ResourceUnavailable', resource: name, status: httpStatusOf(ev.reason) })
+    } else if (ev.type === 'initDone' && unavailable.delete(name)) {
+      reporter.record({ reason: 'ResourceAvailable', resource: name })
+    }
+  }
+
+  /** Runs the link until `signal` aborts, following its sessions; a failure handling one is logged, the link goes on. */
+  async function follow(signal: AbortSignal): Promise<void> {
+    for await (const ev of link.run(signal)) {
+      try {
+        onLinkEvent(ev)
+      } catch (err) {
+        log.error(`handling the link's ${ev.type} event failed:`, err)
+      }
+    }
   }
 
   async function consume<T>(name: StreamName, stream: AsyncIterable<StreamEvent<T>>, feed: (ev: StreamEvent<T>, t: number) => IngestMessage[]): Promise<void> {
@@ -114,9 +181,10 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       let c = byType.get(ev.type)
       if (!c) byType.set(ev.type, (c = events.labels(name, ev.type)))
       c.inc()
-      const t = now()
+      const t = clock.now()
       if (ev.type === 'unavailable') log.warn(`${name}: unavailable (${ev.reason})`)
       send(feed(ev, t), t)
+      if (ev.type === 'unavailable' || ev.type === 'initDone') availability(name, ev)
       after()
     }
   }
@@ -143,25 +211,21 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       )
 
       // Priming (§6): connect only once the three initial lists are in, or after the timeout.
-      let primingTimer: ReturnType<typeof setTimeout> | undefined
-      const timedOut = new Promise<'timeout'>((resolve) => (primingTimer = setTimeout(() => resolve('timeout'), opts.primingTimeoutSecs * 1000)))
-      const aborted = new Promise<'aborted'>((resolve) => signal.addEventListener('abort', () => resolve('aborted'), { once: true }))
-      const outcome = await Promise.race([primed.then(() => 'primed' as const), timedOut, aborted])
-      clearTimeout(primingTimer)
-      if (outcome === 'timeout') {
-        const missing = STREAMS.filter((s) => !core.stats().primed[s])
-        log.warn(`priming timeout (${opts.primingTimeoutSecs}s): connecting without the initial list of ${missing.join(', ')}`)
-        for (const s of missing) send(core.markUnavailable(s, 'priming timeout'), now())
-        after()
-      } else if (outcome === 'primed') {
+      await sleep(clock, opts.primingTimeoutSecs * 1000, AbortSignal.any([signal, primed.signal]))
+      if (primed.signal.aborted) {
         const s = core.stats()
         log.info(`primed: ${s.podsStored} pods, ${s.replicaSetsStored} replicasets, ${s.jobsStored} jobs`)
+      } else if (!signal.aborted) {
+        const missing = STREAMS.filter((s) => !core.stats().primed[s])
+        log.warn(`priming timeout (${opts.primingTimeoutSecs}s): connecting without the initial list of ${missing.join(', ')}`)
+        for (const s of missing) send(core.markUnavailable(s, 'priming timeout'), clock.now())
+        after()
       }
 
-      const linkDone = signal.aborted ? Promise.resolve() : link.run(signal)
+      const linkDone = signal.aborted ? Promise.resolve() : follow(signal)
       await Promise.all([linkDone, ...consumers])
       stopped = true
-      if (tickTimer) clearTimeout(tickTimer)
+      clock.clearTimeout(tickTimer)
     },
   }
 }

@@ -1,59 +1,107 @@
-// docs/protocol.md §5: every golden vector, byte for byte, both directions.
+// docs/protocol.md §5: every golden vector, read from the document itself, checked byte for byte both ways.
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { createMessageDecoder, encodeMessage, type IngestMessage } from './index.ts'
+import { LAYOUTS } from './layout.ts'
 
-const TS = 1700000000123456789n
-const hex = (s: string): Uint8Array => new Uint8Array(s.trim().split(/\s+/).map((b) => parseInt(b, 16)))
+/** The message each vector of docs/protocol.md §5 encodes, by the vector's name there. */
+const MESSAGES: Readonly<Record<string, IngestMessage>> = {
+  pod_new_with_name: { type: 'pod_new_with_name', uid: 'abc', ip: 0x0a000001, ownerName: 'dep', podName: 'pod-1', ownerKind: 1, ownerUid: 'd1', isHostNetwork: false, ns: 'default', version: "'img:1'" },
+  'pod_new_with_name/no-owner': { type: 'pod_new_with_name', uid: 'abc', ip: 0x0a000001, ownerName: 'pod-1', podName: 'pod-1', ownerKind: 254, ownerUid: '', isHostNetwork: true, ns: 'default', version: '' },
+  pod_container: { type: 'pod_container', uid: 'abc', containerId: 'containerd://0123', containerName: 'c', containerImage: 'img:1' },
+  pod_delete: { type: 'pod_delete', uid: 'abc' },
+  pod_resync: { type: 'pod_resync', resyncCount: 1n },
+  version_info: { type: 'version_info', major: 0, minor: 11, patch: 0 },
+  connect: { type: 'connect', collectorType: 3, hostname: 'kc-host' },
+  heartbeat: { type: 'heartbeat' },
+  metadata_complete: { type: 'metadata_complete', time: 0n },
+  report_cpu_cores: { type: 'report_cpu_cores', cpuCoreCount: 8 },
+  cloud_platform: { type: 'cloud_platform', cloudPlatform: 0 },
+  collector_health: { type: 'collector_health', status: 0, detail: 0 },
+  set_node_info: { type: 'set_node_info', az: '', role: '', instanceId: 'kc-host', instanceType: '' },
+  set_config_label: { type: 'set_config_label', key: 'k', value: 'vv' },
+}
+
+interface GoldenSection {
+  readonly timestamp: bigint
+  /** The timestamp's bytes as the document writes them. */
+  readonly timestampBytes: Uint8Array
+  readonly vectors: ReadonlyMap<string, Uint8Array>
+}
+
 const toHex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' ')
 
-const vectors: Array<[string, IngestMessage, string]> = [
-  [
-    'pod_new_with_name',
-    { type: 'pod_new_with_name', uid: 'abc', ip: 0x0a000001, ownerName: 'dep', podName: 'pod-1', ownerKind: 1, ownerUid: 'd1', isHostNetwork: false, ns: 'default', version: "'img:1'" },
-    `15 cd 85 3d fe 9c 97 17 03 02 2f 00 0a 00 00 01 03 00 03 00 05 00 02 00 07 00 01 00
-     61 62 63 64 65 70 70 6f 64 2d 31 64 31 64 65 66 61 75 6c 74 27 69 6d 67 3a 31 27`,
-  ],
-  [
-    'pod_new_with_name (NoOwner)',
-    { type: 'pod_new_with_name', uid: 'abc', ip: 0x0a000001, ownerName: 'pod-1', podName: 'pod-1', ownerKind: 254, ownerUid: '', isHostNetwork: true, ns: 'default', version: '' },
-    `15 cd 85 3d fe 9c 97 17 03 02 28 00 0a 00 00 01 03 00 05 00 05 00 00 00 07 00 fe 01
-     61 62 63 70 6f 64 2d 31 70 6f 64 2d 31 64 65 66 61 75 6c 74`,
-  ],
-  ['pod_resync', { type: 'pod_resync', resyncCount: 1n }, '15 cd 85 3d fe 9c 97 17 86 01 00 00 00 00 00 00 01 00 00 00 00 00 00 00'],
-  ['version_info', { type: 'version_info', major: 0, minor: 11, patch: 0 }, '15 cd 85 3d fe 9c 97 17 36 01 00 00 00 00 00 00 0b 00 00 00 00 00 00 00'],
-  ['connect', { type: 'connect', collectorType: 3, hostname: 'kc-host' }, '15 cd 85 3d fe 9c 97 17 24 02 0c 00 03 6b 63 2d 68 6f 73 74'],
-  ['heartbeat', { type: 'heartbeat' }, '15 cd 85 3d fe 9c 97 17 88 01'],
-  [
-    'pod_container',
-    { type: 'pod_container', uid: 'abc', containerId: 'containerd://0123', containerName: 'c', containerImage: 'img:1' },
-    `15 cd 85 3d fe 9c 97 17 ee 01 24 00 03 00 11 00 01 00 61 62 63
-     63 6f 6e 74 61 69 6e 65 72 64 3a 2f 2f 30 31 32 33 63 69 6d 67 3a 31`,
-  ],
-  ['pod_delete', { type: 'pod_delete', uid: 'abc' }, '15 cd 85 3d fe 9c 97 17 67 01 07 00 61 62 63'],
-  ['metadata_complete', { type: 'metadata_complete', time: 0n }, '15 cd 85 3d fe 9c 97 17 64 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00'],
-  ['report_cpu_cores', { type: 'report_cpu_cores', cpuCoreCount: 8 }, '15 cd 85 3d fe 9c 97 17 18 02 00 00 08 00 00 00'],
-  ['cloud_platform', { type: 'cloud_platform', cloudPlatform: 0 }, '15 cd 85 3d fe 9c 97 17 9d 01 00 00'],
-  ['collector_health', { type: 'collector_health', status: 0, detail: 0 }, '15 cd 85 3d fe 9c 97 17 f0 01 00 00 00 00'],
-  [
-    'set_node_info',
-    { type: 'set_node_info', az: '', role: '', instanceId: 'kc-host', instanceType: '' },
-    '15 cd 85 3d fe 9c 97 17 9f 01 11 00 00 00 00 00 07 00 6b 63 2d 68 6f 73 74',
-  ],
-  ['set_config_label', { type: 'set_config_label', key: 'k', value: 'vv' }, '15 cd 85 3d fe 9c 97 17 a0 01 09 00 01 00 6b 76 76'],
-]
+/** Two-digit hex numbers separated by white space, nothing else. */
+function hexBytes(text: string, where: string): Uint8Array {
+  const tokens = text.trim().split(/\s+/)
+  for (const t of tokens) if (!/^[0-9a-f]{2}$/.test(t)) throw new Error(`${where}: "${t}" is not a two-digit lower-case hex byte`)
+  return new Uint8Array(tokens.map((t) => parseInt(t, 16)))
+}
+
+/**
+ * Reads §5 of docs/protocol.md: the timestamp line and every fenced block opened by ```` ```hex NAME ````.
+ * Strict, so that a malformed document fails here instead of losing a vector: any other fence in
+ * the section, a missing or repeated name, or a non-hex token is an error.
+ */
+function readGoldenSection(markdown: string): GoldenSection {
+  const lines = markdown.split('\n')
+  const start = lines.findIndex((l) => l.startsWith('## 5. '))
+  if (start < 0) throw new Error('docs/protocol.md has no "## 5. " section')
+  let end = lines.findIndex((l, i) => i > start && l.startsWith('## '))
+  if (end < 0) end = lines.length
+  const section = lines.slice(start, end)
+
+  const stamp = section.join('\n').match(/^Timestamp of every vector: `(\d+)` ns, which is `([0-9a-f ]+)`\.$/m)
+  if (!stamp) throw new Error('docs/protocol.md §5: no "Timestamp of every vector: `N` ns, which is `…`." line')
+
+  const vectors = new Map<string, Uint8Array>()
+  for (let i = 0; i < section.length; i++) {
+    const line = section[i]!
+    if (!line.startsWith('```')) continue
+    const open = line.match(/^```hex ([a-z_]+(?:\/[a-z-]+)?)$/)
+    if (!open) throw new Error(`docs/protocol.md §5: a fence that is not \`\`\`hex NAME: ${line}`)
+    const name = open[1]!
+    const close = section.indexOf('```', i + 1)
+    if (close < 0) throw new Error(`docs/protocol.md §5: vector ${name} is not closed`)
+    if (vectors.has(name)) throw new Error(`docs/protocol.md §5: vector ${name} appears twice`)
+    vectors.set(name, hexBytes(section.slice(i + 1, close).join('\n'), `docs/protocol.md §5, vector ${name}`))
+    i = close
+  }
+  return { timestamp: BigInt(stamp[1]!), timestampBytes: hexBytes(stamp[2]!, 'docs/protocol.md §5, timestamp'), vectors }
+}
+
+const golden = readGoldenSection(readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8'))
+const names = [...golden.vectors.keys()]
+const bytesOf = (name: string): Uint8Array => golden.vectors.get(name)!
+const messageOf = (name: string): IngestMessage => {
+  const msg = MESSAGES[name]
+  if (!msg) throw new Error(`docs/protocol.md §5 has a vector "${name}" this test does not know`)
+  return msg
+}
 
 describe('golden vectors (docs/protocol.md §5)', () => {
-  it.each(vectors)('%s encodes byte for byte', (_name, msg, bytes) => {
-    expect(toHex(encodeMessage(msg, TS))).toBe(toHex(hex(bytes)))
+  it('the document has exactly the vectors this test knows', () => {
+    expect([...names].sort()).toEqual(Object.keys(MESSAGES).sort())
   })
 
-  it.each(vectors)('%s decodes back to the same message', (_name, msg, bytes) => {
+  it("the document's timestamp and its bytes agree (u64 little-endian)", () => {
+    const le = new Uint8Array(8)
+    new DataView(le.buffer).setBigUint64(0, golden.timestamp, true)
+    expect(toHex(golden.timestampBytes)).toBe(toHex(le))
+  })
+
+  it.each(names)('%s encodes byte for byte', (name) => {
+    expect(toHex(encodeMessage(messageOf(name), golden.timestamp))).toBe(toHex(bytesOf(name)))
+  })
+
+  it.each(names)('%s decodes back to the same message', (name) => {
     const decoder = createMessageDecoder()
-    expect(decoder.push(hex(bytes))).toEqual([{ ...msg, timestamp: TS }])
+    expect(decoder.push(bytesOf(name))).toEqual([{ ...messageOf(name), timestamp: golden.timestamp }])
     expect(decoder.buffered).toBe(0)
   })
 
   it('covers every message type of docs/protocol.md §3', () => {
-    expect(new Set(vectors.map(([, m]) => m.type)).size).toBe(13)
+    const covered = new Set(names.map((n) => messageOf(n).type))
+    expect([...covered].sort()).toEqual(LAYOUTS.map((l) => l.type).sort())
   })
 })

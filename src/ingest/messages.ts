@@ -1,14 +1,7 @@
 // The reducer ingest messages k8s-collector sends (docs/protocol.md §3), as plain typed values.
 
-/** `owner_kind` wire codes (docs/protocol.md §3). */
-export const OwnerKindCode = {
-  ReplicaSet: 0,
-  Deployment: 1,
-  Job: 2,
-  CronJob: 3,
-  NoOwner: 254,
-  Other: 255,
-} as const
+/** `owner_kind` wire codes (docs/protocol.md §3), kept with the owner-kind table. */
+export { OwnerKindCode } from '../model/owner-kinds.ts'
 
 /** `connect.collector_type` of the Kubernetes collector. */
 export const K8S_COLLECTOR_TYPE = 3

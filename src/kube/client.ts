@@ -10,6 +10,7 @@ import { createBodyBuffers, type BodyBuffers } from './body-buffers.ts'
 import { createFetchTransport } from './fetch-transport.ts'
 import { guardRequest, type RequestGuard } from './request-guard.ts'
 import { logger } from '../observe/log.ts'
+import type { Clock } from '../util/clock.ts'
 
 /** How `createKubeClient` finds the API server and credentials. */
 export interface KubeClientOptions {
@@ -37,8 +38,15 @@ export interface KubeRequestOptions {
   readonly accept: string
   /** Aborting destroys the socket; pending and later reads reject with {@link KubeAbortedError}. */
   readonly signal?: AbortSignal
-  /** No bytes (headers or body) for this long → the request fails with {@link KubeIdleTimeoutError}. */
+  /**
+   * No bytes (headers or body) for this long → the request is torn down and fails with
+   * {@link KubeIdleTimeoutError} (the silence rule, docs/behaviour.md §12).
+   */
   readonly idleTimeoutMs: number
+  /** What the request is, for that error's message (e.g. `watch from resourceVersion 12`). Default `request`. */
+  readonly what?: string
+  /** The clock of `idleTimeoutMs`. Default: the system clock. */
+  readonly clock?: Clock
 }
 
 /** A response whose body is read chunk by chunk; read it to the end or `close()` it. */
@@ -60,14 +68,28 @@ export interface KubeResponse {
   close(reason?: KubeError): void
 }
 
+/** One request of any method, with an optional body; src/kube/request.ts builds JSON requests on it. */
+export interface KubeSendOptions extends KubeRequestOptions {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  /** The body's `Content-Type` (default `application/json`). */
+  readonly contentType?: string
+  readonly body?: Uint8Array
+}
+
 /** A connection to one API server. */
 export interface KubeClient {
   /** The server URL from the kubeconfig, e.g. `https://10.0.0.1:6443`. */
   readonly server: string
-  /** Streaming-list support as learnt so far; the watchers update it (docs/kube-api.md: decide once per server). */
+  /** Streaming-list support as learnt so far; the streams record what their watchers learn (docs/kube-api.md: decide once per server). */
   watchList: WatchListSupport
   /** Sends `GET server + pathAndQuery`, resolving once the response headers arrived. */
   get(pathAndQuery: string, opts: KubeRequestOptions): Promise<KubeResponse>
+}
+
+/** A {@link KubeClient} that also sends requests of other methods (writes), with the same TLS and auth. */
+export interface KubeWriteClient extends KubeClient {
+  /** Sends `opts.method server + pathAndQuery` with `opts.body`, resolving once the response headers arrived. */
+  send(pathAndQuery: string, opts: KubeSendOptions): Promise<KubeResponse>
 }
 
 /**
@@ -94,7 +116,7 @@ export function loadKubeConfig(opts: Pick<KubeClientOptions, 'kubeconfigPath' | 
 }
 
 /** Creates a client for the kubeconfig's current cluster (see {@link KubeClientOptions}). */
-export function createKubeClient(opts: KubeClientOptions = {}): KubeClient {
+export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient {
   const kc = opts.kubeConfig ?? loadKubeConfig(opts)
   const server = (kc.getCurrentCluster()?.server ?? '').replace(/\/+$/, '')
   if (!server) throw new KubeConfigError('kubeconfig has no cluster server')
@@ -104,33 +126,40 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeClient {
   // client-node puts a kubeconfig's proxy-url into a proxy agent, which only node:http(s) can use.
   const proxied = Boolean(kc.getCurrentCluster()?.proxyUrl)
   let warned = false
+  const open = async (pathAndQuery: string, req: KubeSendOptions): Promise<KubeResponse> => {
+    if (req.signal?.aborted) throw new KubeAbortedError('aborted before the request')
+    const headers: Record<string, string> = { Accept: req.accept, 'User-Agent': userAgent }
+    if (req.body) {
+      headers['Content-Type'] = req.contentType ?? 'application/json'
+      headers['Content-Length'] = String(req.body.length)
+    }
+    const options: https.RequestOptions = { method: req.method, headers }
+    try {
+      // Per request, so refreshed tokens (exec plugins, projected service-account tokens) are used.
+      await kc.applyToHTTPSOptions(options)
+    } catch (err) {
+      throw new KubeTransportError(`credentials: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+    }
+    const url = new URL(server + pathAndQuery)
+    if (fetchTransport === undefined) return send(url, options, req, buffers)
+    if (fetchTransport.canSend(url, options, proxied)) return fetchTransport.send(url, options, req)
+    if (!warned) {
+      warned = true
+      logger
+        .withTag('kube')
+        .warn('on Deno, a kubeconfig with insecure-skip-tls-verify, tls-server-name, a PKCS#12 bundle or proxy-url goes over node:https, which holds about twice the memory (bench/README.md, issue 16)')
+    }
+    return send(url, options, req, buffers)
+  }
   return {
     server,
     watchList: opts.streamingList === 'never' ? 'unsupported' : 'unknown',
-    async get(pathAndQuery, req) {
-      if (req.signal?.aborted) throw new KubeAbortedError('aborted before the request')
-      const options: https.RequestOptions = { method: 'GET', headers: { Accept: req.accept, 'User-Agent': userAgent } }
-      try {
-        // Per request, so refreshed tokens (exec plugins, projected service-account tokens) are used.
-        await kc.applyToHTTPSOptions(options)
-      } catch (err) {
-        throw new KubeTransportError(`credentials: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
-      }
-      const url = new URL(server + pathAndQuery)
-      if (fetchTransport === undefined) return send(url, options, req, buffers)
-      if (fetchTransport.canSend(url, options, proxied)) return fetchTransport.send(url, options, req)
-      if (!warned) {
-        warned = true
-        logger
-          .withTag('kube')
-          .warn('on Deno, a kubeconfig with insecure-skip-tls-verify, tls-server-name, a PKCS#12 bundle or proxy-url goes over node:https, which holds about twice the memory (bench/README.md, issue 16)')
-      }
-      return send(url, options, req, buffers)
-    },
+    get: (pathAndQuery, req) => open(pathAndQuery, { ...req, method: 'GET' }),
+    send: open,
   }
 }
 
-function send(url: URL, options: https.RequestOptions, opts: KubeRequestOptions, buffers: BodyBuffers): Promise<KubeResponse> {
+function send(url: URL, options: https.RequestOptions, opts: KubeSendOptions, buffers: BodyBuffers): Promise<KubeResponse> {
   return new Promise((resolve, reject) => {
     const req = (url.protocol === 'http:' ? http : https).request(url, options)
     let settled = false
@@ -154,7 +183,7 @@ function send(url: URL, options: https.RequestOptions, opts: KubeRequestOptions,
       res.on('error', () => {}) // surfaced by read(); never an unhandled 'error' event
       resolve(responseOf(res, buffers, guard))
     })
-    req.end()
+    req.end(opts.body)
   })
 }
 

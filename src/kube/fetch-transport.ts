@@ -4,7 +4,7 @@
 // 150k pods those blocks kept ~250 MB of RSS after the sync (bench/README.md, "Issue 16: Deno memory").
 import type https from 'node:https'
 import type { BodyBuffers } from './body-buffers.ts'
-import { bodyReaders, type KubeRequestOptions, type KubeResponse } from './client.ts'
+import { bodyReaders, type KubeResponse, type KubeSendOptions } from './client.ts'
 import { KubeAbortedError, KubeTransportError, type KubeError } from './errors.ts'
 import { guardRequest, type RequestGuard } from './request-guard.ts'
 
@@ -21,7 +21,7 @@ interface ByobReader {
 }
 
 /** One request over fetch; see {@link createFetchTransport}. */
-export type FetchSend = (url: URL, options: https.RequestOptions, opts: KubeRequestOptions) => Promise<KubeResponse>
+export type FetchSend = (url: URL, options: https.RequestOptions, opts: KubeSendOptions) => Promise<KubeResponse>
 
 /** A watch chunk is copied out of this much read space; LIST pages start at it and double. */
 const READ_CHUNK = 64 * 1024
@@ -72,20 +72,21 @@ function pem(value: unknown): string {
 function headersOf(options: https.RequestOptions): Headers {
   const headers = new Headers()
   for (const [name, value] of Object.entries(options.headers ?? {})) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : String(value))
+    // fetch sets Content-Length from the body itself.
+    if (value !== undefined && name.toLowerCase() !== 'content-length') headers.set(name, Array.isArray(value) ? value.join(', ') : String(value))
   }
   if (options.auth) headers.set('Authorization', `Basic ${btoa(options.auth)}`)
   return headers
 }
 
-async function send(url: URL, options: https.RequestOptions, opts: KubeRequestOptions, client: DenoHttpClient, buffers: BodyBuffers): Promise<KubeResponse> {
+async function send(url: URL, options: https.RequestOptions, opts: KubeSendOptions, client: DenoHttpClient, buffers: BodyBuffers): Promise<KubeResponse> {
   if (opts.signal?.aborted) throw new KubeAbortedError('aborted before the request')
   const ac = new AbortController()
   const guard = guardRequest(opts, () => ac.abort())
   let res: Response
   try {
     // node:http follows no redirects either; `client` is Deno's extension of RequestInit.
-    res = await fetch(url, { method: 'GET', headers: headersOf(options), redirect: 'manual', signal: ac.signal, client } as RequestInit)
+    res = await fetch(url, { method: opts.method, headers: headersOf(options), body: opts.body, redirect: 'manual', signal: ac.signal, client } as RequestInit)
   } catch (err) {
     guard.cleanup()
     throw guard.closedBy() ?? new KubeTransportError(`${url.host}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })

@@ -5,10 +5,13 @@
 //   const pods = watchPods(client, { signal })                    // AsyncIterable<StreamEvent<PodMeta>> + stats
 //   for await (const ev of pods) { … }                            // init, initApply…, initDone, apply, delete, unavailable
 export { createKubeClient, loadKubeConfig } from './client.ts'
-export type { KubeClient, KubeClientOptions, KubeRequestOptions, KubeResponse, WatchListSupport } from './client.ts'
+export type { KubeClient, KubeClientOptions, KubeRequestOptions, KubeResponse, KubeSendOptions, KubeWriteClient, WatchListSupport } from './client.ts'
+export { requestJson } from './request.ts'
+export type { JsonRequest, JsonResponse } from './request.ts'
 export { watchJobs, watchPods, watchReplicaSets, watchResource } from './stream.ts'
 export type { WatchOptions, WatchStream } from './stream.ts'
-export type { RelistCause, WatchPhase, WatchStats } from './stats.ts'
+export type { WatchPhase, WatchStats } from './stats.ts'
+export type { RelistCause } from './watcher.ts'
 export { jobsResource, podsResource, replicaSetsResource } from './resources.ts'
 export type { ResourceSpec } from './resources.ts'
 export type { BackoffConfig } from '../util/backoff.ts'
@@ -22,7 +25,6 @@ export {
   KubeShortWatchError,
   KubeTransportError,
   isGone,
-  isRetryable,
   isUnavailable,
 } from './errors.ts'
 export type { KubeError } from './errors.ts'

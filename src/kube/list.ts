@@ -1,5 +1,6 @@
 // One page of a paginated LIST (docs/kube-api.md "LIST"), converted item by item to compact metas:
 // by the resource's byte-level scanner when it has one (pods), else by JSON.parse + convert.
+import { systemClock, type Clock } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError } from './errors.ts'
 import type { ResourceSpec } from './resources.ts'
@@ -25,8 +26,10 @@ export interface ListPageRequest {
   /** The previous page's `continue` token; unset for the first page. */
   readonly continueToken?: string
   readonly signal?: AbortSignal
-  /** No bytes for this long → {@link KubeIdleTimeoutError}. */
+  /** No bytes for this long → torn down, {@link KubeIdleTimeoutError} (the silence rule, docs/behaviour.md §12). */
   readonly idleTimeoutMs: number
+  /** The clock of `idleTimeoutMs` and of a `Retry-After` date. Default: the system clock. */
+  readonly clock?: Clock
 }
 
 type Json = Record<string, unknown>
@@ -43,8 +46,10 @@ export async function fetchListPage<T extends { readonly resourceVersion: string
 ): Promise<ListPage<T>> {
   let query = `?limit=${req.limit}`
   if (req.continueToken) query += `&continue=${encodeURIComponent(req.continueToken)}`
-  const res = await client.get(spec.path + query, { accept: spec.listAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs })
-  if (res.status !== 200) throw await responseError(res)
+  const clock = req.clock ?? systemClock
+  const what = `${spec.name} LIST ${req.continueToken ? 'continue page' : 'first page'} (limit ${req.limit})`
+  const res = await client.get(spec.path + query, { accept: spec.listAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock })
+  if (res.status !== 200) throw await responseError(res, clock.now())
   if (spec.scan === undefined) return pageOfText(spec, await res.text())
 
   // The byte-level path: no decoded text and no object graph for the body. Closing the response

@@ -3,6 +3,7 @@
 import type { KubeRequestOptions } from './client.ts'
 import { KubeAbortedError, KubeIdleTimeoutError, type KubeError } from './errors.ts'
 import { startWatchdog } from './watchdog.ts'
+import { systemClock } from '../util/clock.ts'
 
 /** One request's closing: the first reason wins, later reads report it. */
 export interface RequestGuard {
@@ -23,7 +24,9 @@ export function guardRequest(opts: KubeRequestOptions, destroy: () => void): Req
     closedBy ??= reason
     destroy()
   }
-  const dog = startWatchdog(opts.idleTimeoutMs, () => close(new KubeIdleTimeoutError(`no bytes from the API server for ${opts.idleTimeoutMs} ms`)))
+  const dog = startWatchdog(opts.clock ?? systemClock, opts.idleTimeoutMs, (silentMs) =>
+    close(new KubeIdleTimeoutError(`${opts.what ?? 'request'} torn down (peer_silent): the API server sent nothing for ${(silentMs / 1000).toFixed(1)} s`)),
+  )
   const onAbort = (): void => close(new KubeAbortedError('aborted'))
   opts.signal?.addEventListener('abort', onAbort, { once: true })
   return {

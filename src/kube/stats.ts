@@ -1,22 +1,21 @@
-// Per-stream observability: what a watch stream is doing and what happened to it so far.
+// Per-stream observability: what a watch stream is doing and what happened to it so far, counted
+// by a wrapper around the watcher's steps (the step itself only reports).
+import type { Clock } from '../util/clock.ts'
+import { observe } from '../util/observe.ts'
+import { errorLabel, KubeDecodeError, KubeIdleTimeoutError, KubeShortWatchError } from './errors.ts'
+import type { RelistCause, State, StepResult } from './watcher.ts'
 
-/** Why a (re)list started. */
-export type RelistCause =
-  /** The first list of the stream. */
-  | 'initial'
-  /** 410 Gone / Expired: the resume revision or the continue token was too old. */
-  | 'gone'
-  /** Retrying after 403/404 (docs/behaviour.md §3). */
-  | 'unavailable'
-  /** The server does not support streaming lists: switched to paginated LIST. */
-  | 'fallback'
-  /** The previous list failed midway (connection lost, timeout, server error). */
-  | 'error'
+/**
+ * How a connection of the stream ended (the twin of the reducer link's causes): `peer_closed` the
+ * server ended a watch body (its timeoutSeconds), `peer_silent` the silence rule tore a request down
+ * (docs/behaviour.md §12), `error` a watch broke otherwise (reset, malformed line, ERROR event).
+ */
+export type WatchDisconnectCause = 'peer_closed' | 'peer_silent' | 'error'
 
 /** What the stream is doing right now. */
 export type WatchPhase = 'starting' | 'listing' | 'initialEvents' | 'watching' | 'backoff' | 'stopped'
 
-/** Counters and state of one stream; the watcher mutates it in place, readers poll it. */
+/** Counters and state of one stream; {@link countSteps} updates it in place, readers poll it. */
 export interface WatchStats {
   readonly resource: string
   phase: WatchPhase
@@ -34,7 +33,9 @@ export interface WatchStats {
   watchesOpened: number
   /** Watches that ended (cleanly or not) and were resumed from their last revision without a relist. */
   watchRestarts: number
-  /** Failures by label: HTTP status (`'410'`, `'429'`, `'500'` …) or `network`, `idle`, `malformed`, `shortWatch`, `initialEventsTimeout`. */
+  /** Watch connections ended, and requests torn down by the silence rule, by cause. */
+  readonly disconnects: Record<WatchDisconnectCause, number>
+  /** Failures by label: HTTP status (`'410'`, `'429'`, `'500'` …) or `network`, `peer_silent`, `malformed`, `shortWatch`, `initialEventsTimeout`. */
   readonly errors: Record<string, number>
   /** Objects ignored because they had no `metadata.uid` (docs/behaviour.md §9). */
   droppedNoUid: number
@@ -56,8 +57,73 @@ export function createWatchStats(resource: string): WatchStats {
     relists: { initial: 0, gone: 0, unavailable: 0, fallback: 0, error: 0 },
     watchesOpened: 0,
     watchRestarts: 0,
+    disconnects: { peer_closed: 0, peer_silent: 0, error: 0 },
     errors: {},
     droppedNoUid: 0,
     malformedLines: 0,
   }
+}
+
+const phaseOf: Record<State<unknown>['type'], WatchPhase> = {
+  empty: 'listing',
+  listPage: 'listing',
+  initialEvents: 'initialEvents',
+  listed: 'watching',
+  watching: 'watching',
+}
+
+/**
+ * Passes the watcher's steps (starting from `initial`) on unchanged, counting each into `stats`.
+ * A failed step is followed by a backoff (the retry wrapper around this one): the phase says
+ * `backoff` until the next step is asked for.
+ */
+export function countSteps<T>(
+  steps: AsyncIterable<StepResult<T>>,
+  stats: WatchStats,
+  initial: State<T>,
+  clock: Pick<Clock, 'now'>,
+): AsyncIterableIterator<StepResult<T>> {
+  let from: State<T> = initial
+  return observe(steps, {
+    pull() {
+      stats.phase = phaseOf[from.type]
+    },
+    item(r) {
+      count(stats, from, r, clock)
+      from = r.next
+      if (r.error) stats.phase = 'backoff'
+    },
+    end() {
+      stats.phase = 'stopped'
+    },
+  })
+}
+
+/** Counts the step from `from` to `r.next`: what the transition means, plus what the step reported. */
+function count<T>(stats: WatchStats, from: State<T>, r: StepResult<T>, clock: Pick<Clock, 'now'>): void {
+  const next = r.next
+  if (from.type === 'empty' && next.type !== 'empty') {
+    stats.relists[from.cause]++
+    stats.listMode = next.type === 'initialEvents' ? 'streaming' : 'paginated'
+  }
+  if ((from.type === 'empty' && next.type === 'initialEvents') || (from.type === 'listed' && next.type === 'watching')) stats.watchesOpened++
+  if (from.type === 'watching' && next.type === 'listed') stats.watchRestarts++
+  if (next.type === 'listed' || next.type === 'watching') stats.resourceVersion = next.resourceVersion
+  if (r.dropped) stats.droppedNoUid += r.dropped
+  if (r.bookmark) stats.events.bookmark++
+  for (const ev of r.events) {
+    stats.events[ev.type]++
+    if (ev.type === 'initDone') stats.availability = 'available'
+    else if (ev.type === 'unavailable') stats.availability = 'unavailable'
+  }
+  const err = r.error
+  if (err instanceof KubeIdleTimeoutError) stats.disconnects.peer_silent++
+  else if (from.type === 'watching' && next.type !== 'watching') {
+    stats.disconnects[err === undefined || err instanceof KubeShortWatchError ? 'peer_closed' : 'error']++
+  } else if (from.type === 'initialEvents' && err !== undefined) stats.disconnects.error++
+  if (err === undefined) return
+  const label = errorLabel(err)
+  stats.errors[label] = (stats.errors[label] ?? 0) + 1
+  stats.lastError = { label, message: err.message, atMs: clock.now() }
+  if (err instanceof KubeDecodeError && (from.type === 'initialEvents' || from.type === 'watching')) stats.malformedLines++
 }

@@ -4,8 +4,8 @@ import { KubeApiError } from './errors.ts'
 
 type Json = Record<string, unknown>
 
-/** A `Retry-After` value (delta-seconds or HTTP date) in ms; undefined when absent or unparsable. */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+/** A `Retry-After` value (delta-seconds, or an HTTP date taken from `now`) in ms; undefined when absent or unparsable. */
+function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (!value) return undefined
   const text = value.trim()
   if (/^\d+$/.test(text)) return Number(text) * 1000
@@ -26,8 +26,11 @@ export function statusError(obj: unknown, status: number, extra: { retryAfterMs?
   })
 }
 
-/** Reads a failed response's body (at most 64 KiB) and returns its {@link KubeApiError}. */
-export async function responseError(res: KubeResponse): Promise<KubeApiError> {
+/**
+ * Reads a failed response's body (at most 64 KiB) and returns its {@link KubeApiError}; a
+ * `Retry-After` date is counted from `now` (ms since the epoch, the caller's clock).
+ */
+export async function responseError(res: KubeResponse, now: number): Promise<KubeApiError> {
   let body: unknown
   try {
     const text = await res.text(65_536)
@@ -35,5 +38,5 @@ export async function responseError(res: KubeResponse): Promise<KubeApiError> {
   } catch {
     body = undefined // not a Status object (a proxy's HTML page, a cut connection): the status code suffices
   }
-  return statusError(body, res.status, { retryAfterMs: parseRetryAfter(res.header('retry-after')) })
+  return statusError(body, res.status, { retryAfterMs: parseRetryAfter(res.header('retry-after'), now) })
 }

@@ -1,8 +1,11 @@
 // Recovery of the watch streams against a real HTTPS server (docs/kube-api.md "Recovery algorithm"):
 // resume, relist on 410, idle timeout, backoff and Retry-After, unavailability, malformed lines, abort.
+// What is driven by time (timeouts, backoff) runs on a fake clock; the HTTP is real.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { PodMeta } from '../model/types.ts'
 import { collect, count } from '../../e2e/harness/collect.ts'
+import { createFakeClock, type FakeClock } from '../../e2e/harness/fake-clock.ts'
+import { waitFor } from '../../e2e/harness/wait.ts'
 import {
   listBody,
   podObject,
@@ -16,15 +19,17 @@ import {
   type Handler,
   type WatchWriter,
 } from '../../e2e/harness/fake-apiserver.ts'
-import { watchPods, type WatchOptions } from './stream.ts'
+import { watchPods, type WatchOptions, type WatchStream } from './stream.ts'
 
 let api: FakeApiServer
 let ac: AbortController
 let writers: WatchWriter[]
+let clock: FakeClock
 beforeEach(async () => {
   api = await startFakeApiServer()
   ac = new AbortController()
   writers = []
+  clock = createFakeClock()
 })
 afterEach(async () => {
   ac.abort()
@@ -38,14 +43,28 @@ const watch = (fn: (w: WatchWriter, req: FakeRequest) => void = () => {}): Handl
   writers.push(w)
   fn(w, req)
 }
-/** A streaming list of one pod `a` ending at `rv`, then `then(w)`. */
-const synced = (rv: number, then: (w: WatchWriter) => void = () => {}): Handler =>
+/** A streaming list of one pod `a` ending at `rv` (closed there by the client), then the watch from `rv`, running `then(w)`. */
+const synced = (rv: number, then: (w: WatchWriter) => void = () => {}): Handler[] => [
   watch((w) => {
     w.event('ADDED', podObject({ name: 'a', rv: rv - 1 }))
     w.bookmark(rv, true)
-    then(w)
-  })
+  }),
+  watch(then),
+]
 const rvOf = (r: FakeRequest): string | null => r.query.get('resourceVersion')
+/** On fake time with jitter 0.5: nothing waits unless the test advances the clock. */
+const onFakeTime = (): WatchOptions => ({ signal: ac.signal, clock, random: () => 0.5 })
+
+/** Asserts that `stream`, now failing, waits exactly `ms` of fake time in backoff before its next request. */
+async function expectPause(stream: WatchStream<unknown>, ms: number): Promise<void> {
+  await waitFor('the backoff', () => (stream.stats.phase === 'backoff' ? true : undefined), { timeoutMs: 10_000 })
+  const requests = api.requests.length
+  await clock.advance(ms - 1)
+  expect(stream.stats.phase).toBe('backoff')
+  expect(api.requests).toHaveLength(requests)
+  await clock.advance(1)
+  await api.waitForRequests(requests + 1)
+}
 const names = (events: { type: string }[]): string[] =>
   events.map((e) => ('object' in e ? `${e.type}:${(e.object as PodMeta).name}@${(e.object as PodMeta).resourceVersion}` : e.type))
 
@@ -53,7 +72,7 @@ describe('watch recovery', () => {
   it('resumes from the last revision after a clean end, without a relist', async () => {
     api.script(
       PODS,
-      synced(10, (w) => {
+      ...synced(10, (w) => {
         w.event('MODIFIED', podObject({ name: 'a', rv: 11 }))
         w.end()
       }),
@@ -63,16 +82,16 @@ describe('watch recovery', () => {
     const got = collect(stream)
     await got.until((e) => e.length >= 5)
     expect(names(got.events)).toEqual(['init', 'initApply:a@9', 'initDone', 'apply:a@11', 'apply:a@12'])
-    const resumed = api.requests[1]
+    const resumed = api.requests[2]
     expect(rvOf(resumed)).toBe('11')
     expect(resumed.query.has('sendInitialEvents')).toBe(false)
-    expect(stream.stats).toMatchObject({ watchRestarts: 1, errors: {}, relists: { initial: 1, gone: 0 } })
+    expect(stream.stats).toMatchObject({ watchRestarts: 1, errors: {}, relists: { initial: 1, gone: 0 }, disconnects: { peer_closed: 1, peer_silent: 0, error: 0 } })
   })
 
   it('relists after an in-stream ERROR 410 Expired', async () => {
     api.script(
       PODS,
-      synced(10, (w) => {
+      ...synced(10, (w) => {
         w.event('ERROR', statusObject(410, 'Expired', 'too old resource version: 5 (10)'))
         w.end()
       }),
@@ -85,7 +104,7 @@ describe('watch recovery', () => {
     const got = collect(stream)
     await got.until((e) => count(e, 'initDone') === 2)
     expect(names(got.events)).toEqual(['init', 'initApply:a@9', 'initDone', 'init', 'initApply:b@19', 'initDone'])
-    expect(api.requests[1].query.get('sendInitialEvents')).toBe('true')
+    expect(api.requests[2].query.get('sendInitialEvents')).toBe('true')
     expect(stream.stats.relists).toMatchObject({ initial: 1, gone: 1 })
     expect(stream.stats.errors).toEqual({ '410': 1 })
   })
@@ -105,64 +124,76 @@ describe('watch recovery', () => {
     expect(stream.stats.relists.gone).toBe(1)
   })
 
-  it('detects a stalled connection with the idle timeout and re-watches from the same revision', async () => {
-    api.script(PODS, synced(10))
-    const stream = watchPods(api.client(), { ...fast(), idleTimeoutMs: 300 })
+  it('tears a silent watch down at the silence limit and re-watches from the same revision', async () => {
+    api.script(PODS, ...synced(10))
+    // A minute: only fake time can run it out while the test runs.
+    const stream = watchPods(api.client(), { ...onFakeTime(), silenceLimitMs: 60_000 })
     collect(stream)
-    const [, again] = await api.waitForRequests(2)
-    expect(rvOf(again)).toBe('10')
-    await writers[0].closed // the stalled socket was closed by the client
-    expect(stream.stats.errors).toEqual({ idle: 1 })
-    expect(stream.stats.lastError?.label).toBe('idle')
+    await waitFor('the watch to open', () => (stream.stats.watchesOpened === 2 ? true : undefined), { timeoutMs: 5_000 })
+    // The server was asked to end it after ½ to ⅔ of the limit (random 0.5 → 35 s): it does not.
+    expect(api.requests[1].query.get('timeoutSeconds')).toBe('35')
+    await clock.advance(59_999)
+    expect(stream.stats.errors).toEqual({})
+    await clock.advance(1)
+    await waitFor('the teardown', () => stream.stats.errors.peer_silent, { timeoutMs: 5_000 })
+    await writers[1].closed // the silent socket was closed by the client
+    await expectPause(stream, 400)
+    expect(rvOf(api.requests[2])).toBe('10')
+    expect(stream.stats.errors).toEqual({ peer_silent: 1 })
+    expect(stream.stats.disconnects).toEqual({ peer_closed: 0, peer_silent: 1, error: 0 })
+    expect(stream.stats.lastError).toMatchObject({
+      label: 'peer_silent',
+      message: 'pods watch from resourceVersion 10 (timeoutSeconds 35) torn down (peer_silent): the API server sent nothing for 60.0 s',
+      atMs: clock.now() - 400,
+    })
   })
 
   it('re-watches from the same revision after a connection reset', async () => {
-    api.script(PODS, synced(10, (w) => setTimeout(() => w.destroy(), 20)))
+    api.script(PODS, ...synced(10, (w) => setTimeout(() => w.destroy(), 20)))
     const stream = watchPods(api.client(), fast())
     collect(stream)
-    const [, again] = await api.waitForRequests(2)
+    const [, , again] = await api.waitForRequests(3)
     expect(rvOf(again)).toBe('10')
     expect(stream.stats.errors).toEqual({ network: 1 })
+    expect(stream.stats.disconnects).toEqual({ peer_closed: 0, peer_silent: 0, error: 1 })
   })
 
   it('backs off 0.8 s doubling with full jitter, honours Retry-After, and keeps the revision', async () => {
-    const delays: number[] = []
     api.script(
       PODS,
-      synced(10, (w) => w.end()),
+      ...synced(10, (w) => {
+        w.bookmark(10)
+        w.end()
+      }),
       (_r, res) => sendStatus(res, 429, 'TooManyRequests', 'storage is (re)initializing', { 'Retry-After': '3' }),
       (_r, res) => sendStatus(res, 500, 'InternalError'),
       (_r, res) => sendStatus(res, 503, 'ServiceUnavailable'),
     )
-    const stream = watchPods(api.client(), {
-      signal: ac.signal,
-      random: () => 0.5,
-      sleep: async (ms) => {
-        delays.push(ms)
-      },
-    })
+    const stream = watchPods(api.client(), onFakeTime())
     collect(stream)
-    const requests = await api.waitForRequests(5)
-    expect(requests.slice(1).map(rvOf)).toEqual(['10', '10', '10', '10'])
-    expect(delays).toEqual([3000, 800, 1600])
+    await api.waitForRequests(3) // a clean end resumes at once
+    await expectPause(stream, 3000)
+    await expectPause(stream, 800)
+    await expectPause(stream, 1600)
+    const requests = api.requests
+    expect(requests.slice(1).map(rvOf)).toEqual(['10', '10', '10', '10', '10'])
     expect(stream.stats.errors).toEqual({ '429': 1, '500': 1, '503': 1 })
-    // Each watch asked for a server timeout in [300, 600) s (random 0.5 → 450).
-    expect(requests.slice(1).map((r) => r.query.get('timeoutSeconds'))).toEqual(['450', '450', '450', '450'])
+    // Each watch asked for a server timeout of ½ to ⅔ of the 30 s silence limit, [15, 20) s (random 0.5 → 17).
+    expect(requests.slice(1).map((r) => r.query.get('timeoutSeconds'))).toEqual(['17', '17', '17', '17', '17'])
   })
 
   it('counts a watch that ends at once without events as an error (backoff)', async () => {
-    const delays: number[] = []
     api.script(
       PODS,
       (_r, res) => sendJson(res, 200, listBody('PodList', [], 10)),
       watch((w) => w.end()),
     )
-    const stream = watchPods(api.client({ streamingList: 'never' }), { signal: ac.signal, random: () => 0.5, sleep: async (ms) => void delays.push(ms) })
+    const stream = watchPods(api.client({ streamingList: 'never' }), onFakeTime())
     collect(stream)
-    const [, , again] = await api.waitForRequests(3)
-    expect(rvOf(again)).toBe('10')
+    await api.waitForRequests(2)
+    await expectPause(stream, 400)
+    expect(rvOf(api.requests[2])).toBe('10')
     expect(stream.stats.errors).toEqual({ shortWatch: 1 })
-    expect(delays).toEqual([400])
   })
 
   it('403 → unavailable once, retried with backoff; available again at the next initDone; 404 likewise', async () => {
@@ -170,9 +201,9 @@ describe('watch recovery', () => {
       PODS,
       (_r, res) => sendStatus(res, 403, 'Forbidden', 'pods is forbidden: User "collector" cannot watch resource "pods"'),
       (_r, res) => sendStatus(res, 403, 'Forbidden'),
-      synced(10, (w) => w.end()),
+      ...synced(10, (w) => w.end()),
       (_r, res) => sendStatus(res, 404, 'NotFound'),
-      synced(20),
+      ...synced(20),
     )
     const stream = watchPods(api.client(), fast())
     const got = collect(stream)
@@ -187,7 +218,7 @@ describe('watch recovery', () => {
   it('ends the watch on a malformed line, counts it, and resumes from the last revision', async () => {
     api.script(
       PODS,
-      synced(10, (w) => {
+      ...synced(10, (w) => {
         w.event('MODIFIED', podObject({ name: 'a', rv: 11 }))
         w.raw('{"type":"MODIFIED","object":{"metadata":\n')
         w.event('MODIFIED', podObject({ name: 'a', rv: 99 })) // never read: the watch ended
@@ -198,42 +229,44 @@ describe('watch recovery', () => {
     const got = collect(stream)
     await got.until((e) => count(e, 'apply') === 2)
     expect(names(got.events).slice(3)).toEqual(['apply:a@11', 'apply:a@12'])
-    expect(rvOf(api.requests[1])).toBe('11')
+    expect(rvOf(api.requests[2])).toBe('11')
     expect(stream.stats).toMatchObject({ malformedLines: 1, errors: { malformed: 1 } })
-    await writers[0].closed
+    await writers[1].closed
   })
 })
 
 describe('cancellation', () => {
   it('aborting ends the iterable and closes the watch socket', async () => {
-    api.script(PODS, synced(10))
+    api.script(PODS, ...synced(10))
     const stream = watchPods(api.client(), fast())
     const got = collect(stream)
-    await got.until((e) => count(e, 'initDone') === 1)
+    await api.waitForRequests(2)
     ac.abort()
     expect(await got.done).toBeUndefined()
-    await writers[0].closed
+    await writers[1].closed
     expect(stream.stats.phase).toBe('stopped')
   })
 
   it('aborting during a long backoff ends the iterable without waiting it out', async () => {
     api.script(PODS, (_r, res) => sendStatus(res, 500, 'InternalError'))
-    const stream = watchPods(api.client(), { signal: ac.signal, backoff: { initialMs: 600_000, maxMs: 600_000 }, random: () => 0.99 })
+    const stream = watchPods(api.client(), { ...onFakeTime(), backoff: { initialMs: 600_000, maxMs: 600_000 } })
     const got = collect(stream)
     await api.waitForRequests(1)
     await got.until(() => stream.stats.phase === 'backoff')
     ac.abort()
-    const ended = await Promise.race([got.done.then(() => 'ended'), new Promise((r) => setTimeout(() => r('still sleeping'), 5000))])
+    // On fake time the backoff never runs out by itself: only the abort can end it.
+    const ended = await Promise.race([got.done.then(() => 'ended'), clock.settle().then(() => 'still sleeping')])
     expect(ended).toBe('ended')
+    expect(clock.pending).toBe(0)
   })
 
   it('breaking out of the loop closes the connection', async () => {
-    api.script(PODS, synced(10))
+    api.script(PODS, ...synced(10, (w) => w.event('MODIFIED', podObject({ name: 'a', rv: 11 }))))
     const stream = watchPods(api.client(), fast())
     for await (const ev of stream) {
-      if (ev.type === 'initDone') break
+      if (ev.type === 'apply') break
     }
-    await writers[0].closed
+    await writers[1].closed
     expect(stream.stats.phase).toBe('stopped')
   })
 })

@@ -1,15 +1,20 @@
-// Stream assembly: drives the watcher state machine with real requests, backoff and stats, and
-// exposes each collection as an AsyncIterable of StreamEvents (docs/behaviour.md §1, §8).
+// Stream assembly: the watcher over real requests, wrapped in stats, backoff with Retry-After,
+// and the log, exposed as an AsyncIterable of StreamEvents (docs/behaviour.md §1, §8, §12).
 import type { OwnerMeta, PodMeta, StreamEvent } from '../model/types.ts'
 import { logger } from '../observe/log.ts'
+import { createRateLimitedLog } from '../observe/rate-limit.ts'
 import { createBackoff, type BackoffConfig } from '../util/backoff.ts'
+import { systemClock, type Clock } from '../util/clock.ts'
+import { withRetryAfter } from '../util/retry-after.ts'
+import { retryAfterFailures } from '../util/retry.ts'
 import type { KubeClient } from './client.ts'
-import { errorLabel, KubeAbortedError } from './errors.ts'
+import { KubeApiError } from './errors.ts'
 import { fetchListPage } from './list.ts'
 import { jobsResource, podsResource, replicaSetsResource, type ResourceSpec } from './resources.ts'
-import { createWatchStats, type WatchPhase, type WatchStats } from './stats.ts'
+import { countSteps, createWatchStats, type WatchStats } from './stats.ts'
 import { openWatch } from './watch.ts'
-import { step, type State, type StepContext, type StepResult, type WatchApi } from './watcher.ts'
+import { logSteps } from './watch-log.ts'
+import { runWatcher, type State, type StepContext, type StepResult, type WatchApi } from './watcher.ts'
 
 /** Tuning of one watch stream; every field is optional and documented with its default. */
 export interface WatchOptions {
@@ -17,12 +22,17 @@ export interface WatchOptions {
   readonly signal?: AbortSignal
   /** LIST page size. Default 500 (docs/kube-api.md). */
   readonly pageSize?: number
-  /** `timeoutSeconds` of each watch, drawn uniformly from [min, max). Default [300, 600) (client-go). */
+  /**
+   * The silence limit, ms: a LIST, watch or streaming-list request that gets nothing from the API
+   * server for this long is torn down as dead (cause `peer_silent`) and retried through a new
+   * connection (docs/behaviour.md §12). Default 30,000.
+   */
+  readonly silenceLimitMs?: number
+  /**
+   * `timeoutSeconds` of each watch, drawn uniformly from [min, max). Default: ½ to ⅔ of the silence
+   * limit ([15, 20) s), so that a live server always ends a quiet watch before the limit.
+   */
   readonly watchTimeoutSecs?: readonly [number, number]
-  /** Client-side idle timeout of a watch, ms. Default: its timeoutSeconds + 30 s (docs/kube-api.md step 6). */
-  readonly idleTimeoutMs?: number
-  /** Idle timeout of a LIST request, ms. Default 60,000. */
-  readonly listIdleTimeoutMs?: number
   /**
    * Streaming list: no initial event and no end bookmark for this long (ms) → the server is taken
    * not to support streaming lists; fall back to LIST. Default 20,000.
@@ -34,11 +44,9 @@ export interface WatchOptions {
   readonly backoff?: Partial<BackoffConfig>
   /** Upper bound on an honoured `Retry-After`, ms. Default 300,000. */
   readonly maxRetryAfterMs?: number
-  /** Clock, ms. Default `Date.now`. */
-  readonly now?: () => number
-  /** Sleep that resolves early when `signal` aborts. Default: a timer. */
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
-  /** Uniform [0, 1). Default `Math.random`. */
+  /** The clock of every timeout, backoff and log interval. Default: the system clock. */
+  readonly clock?: Clock
+  /** Uniform [0, 1) (backoff jitter, watch timeouts). Default `Math.random`. */
   readonly random?: () => number
 }
 
@@ -47,26 +55,18 @@ export interface WatchStream<T> extends AsyncIterable<StreamEvent<T>> {
   readonly stats: WatchStats
 }
 
-/** A timer-based sleep that resolves (never rejects) at the deadline or on abort. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve()
-    const done = (): void => {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal?.addEventListener('abort', done, { once: true })
-  })
-}
+const INITIAL: State<never> = { type: 'empty', cause: 'initial' }
+const SILENCE_LIMIT_MS = 30_000
+/**
+ * A streaming list's `timeoutSeconds`: long enough for the snapshot of a big cluster, which the
+ * server would cut at its timeout. The collector closes it at the end bookmark (watcher.ts).
+ */
+const STREAMING_LIST_TIMEOUT_SECS = 600
 
-const phaseOf: Record<State<unknown>['type'], WatchPhase> = {
-  empty: 'listing',
-  listPage: 'listing',
-  initialEvents: 'initialEvents',
-  listed: 'watching',
-  watching: 'watching',
+/** The default [min, max) of a watch's `timeoutSeconds`: ½ to ⅔ of the silence limit, whole seconds. */
+function watchTimeoutRange(silenceLimitMs: number): readonly [number, number] {
+  const min = Math.max(1, Math.floor(silenceLimitMs / 2000))
+  return [min, Math.max(min + 1, Math.floor(silenceLimitMs / 1500))]
 }
 
 /**
@@ -82,69 +82,82 @@ export function watchResource<T extends { readonly resourceVersion: string }>(
   opts: WatchOptions = {},
 ): WatchStream<T> {
   const stats = createWatchStats(spec.name)
-  const now = opts.now ?? Date.now
+  const clock = opts.clock ?? systemClock
   const random = opts.random ?? Math.random
-  const [minSecs, maxSecs] = opts.watchTimeoutSecs ?? [300, 600]
   const signal = opts.signal
-  const api: WatchApi<T> = {
+  const ctx: StepContext<T> = { api: httpApi(client, spec, opts, clock, random), now: () => clock.now(), shortWatchMs: opts.shortWatchMs ?? 1000, resource: spec.name }
+  const delay = withRetryAfter(createBackoff(opts.backoff, () => clock.now(), random), opts.maxRetryAfterMs ?? 300_000)
+  const counted = countSteps(runWatcher(ctx, INITIAL, signal), stats, INITIAL, clock)
+  const retried = retryAfterFailures(counted, {
+    delayAfter: (r) => (r.error === undefined ? undefined : delay(r.error instanceof KubeApiError ? r.error.retryAfterMs : undefined)),
+    clock,
+    signal,
+  })
+  const logged = logSteps(retried, createRateLimitedLog(logger.withTag(`kube:${spec.name}`), { clock }))
+  return Object.assign(eventsOf(logged), { stats })
+}
+
+/** The watcher's requests as HTTP requests to `client`. */
+function httpApi<T extends { readonly resourceVersion: string }>(
+  client: KubeClient,
+  spec: ResourceSpec<T>,
+  opts: WatchOptions,
+  clock: Clock,
+  random: () => number,
+): WatchApi<T> {
+  const silenceLimitMs = opts.silenceLimitMs ?? SILENCE_LIMIT_MS
+  const [minSecs, maxSecs] = opts.watchTimeoutSecs ?? watchTimeoutRange(silenceLimitMs)
+  const signal = opts.signal
+  return {
+    get watchList() {
+      return client.watchList
+    },
+    rememberWatchList(support) {
+      client.watchList = support
+    },
     listPage: (continueToken) =>
-      fetchListPage(client, spec, { limit: opts.pageSize ?? 500, continueToken, signal, idleTimeoutMs: opts.listIdleTimeoutMs ?? 60_000 }),
+      fetchListPage(client, spec, { limit: opts.pageSize ?? 500, continueToken, signal, idleTimeoutMs: silenceLimitMs, clock }),
     watch: ({ resourceVersion, streamingList }) => {
-      const timeoutSeconds = Math.floor(minSecs + random() * (maxSecs - minSecs))
+      const timeoutSeconds = streamingList ? STREAMING_LIST_TIMEOUT_SECS : Math.floor(minSecs + random() * (maxSecs - minSecs))
       return openWatch(client, spec, {
         resourceVersion,
         streamingList,
         timeoutSeconds,
-        idleTimeoutMs: opts.idleTimeoutMs ?? timeoutSeconds * 1000 + 30_000,
+        idleTimeoutMs: silenceLimitMs,
         initialEventsTimeoutMs: opts.initialEventsTimeoutMs ?? 20_000,
         signal,
+        clock,
       })
     },
   }
-  const log = logger.withTag(`kube:${spec.name}`)
-  const ctx: StepContext<T> = { api, support: client, now, shortWatchMs: opts.shortWatchMs ?? 1000, stats, log }
-  const backoff = createBackoff(opts.backoff, now, random)
-  const pause = opts.sleep ?? sleep
-  const maxRetryAfterMs = opts.maxRetryAfterMs ?? 300_000
-  let lastLogged = { label: '', atMs: Number.NEGATIVE_INFINITY }
+}
 
-  async function* run(): AsyncGenerator<StreamEvent<T>, void, undefined> {
-    let state: State<T> = { type: 'empty', cause: 'initial' }
-    try {
-      while (!signal?.aborted) {
-        stats.phase = phaseOf[state.type]
-        const r: StepResult<T> = await step(state, ctx)
-        if (state.type === 'watching' && r.next.type === 'listed' && !(r.error instanceof KubeAbortedError)) stats.watchRestarts++
-        state = r.next
-        for (const ev of r.events) {
-          stats.events[ev.type]++
-          yield ev
-        }
-        const err = r.error
-        if (!err) continue
-        if (err instanceof KubeAbortedError || signal?.aborted) break
-        const label = errorLabel(err)
-        stats.errors[label] = (stats.errors[label] ?? 0) + 1
-        stats.lastError = { label, message: err.message, atMs: now() }
-        const retryAfter = 'retryAfterMs' in err && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, maxRetryAfterMs) : 0
-        const delay = Math.max(backoff.next(), retryAfter)
-        // Rate-limited: a new kind of failure, or one a minute after the last logged one.
-        const at = now()
-        if (label !== lastLogged.label || at - lastLogged.atMs >= 60_000) {
-          log.warn(`${err.message}; retrying in ${delay} ms (${state.type === 'empty' ? `relist: ${state.cause}` : `from resourceVersion ${stats.resourceVersion || '-'}`})`)
-          lastLogged = { label, atMs: at }
-        }
-        stats.phase = 'backoff'
-        await pause(delay, signal)
-      }
-    } finally {
-      if (state.type === 'watching' || state.type === 'initialEvents') state.conn.close()
-      stats.phase = 'stopped'
+/** The steps' events, in order (a plain iterator: most steps carry one event, some none, a LIST page 500). */
+function eventsOf<T>(steps: AsyncIterableIterator<StepResult<T>>): AsyncIterableIterator<StreamEvent<T>> {
+  let events: readonly StreamEvent<T>[] = []
+  let at = 0
+  const pull = async (): Promise<IteratorResult<StreamEvent<T>>> => {
+    for (;;) {
+      const r = await steps.next()
+      if (r.done) return r
+      if (r.value.events.length === 0) continue
+      events = r.value.events
+      at = 1
+      return { done: false, value: events[0] }
     }
   }
-
-  const stream = run()
-  return Object.assign(stream, { stats })
+  return {
+    [Symbol.asyncIterator]() {
+      return this
+    },
+    next() {
+      return at < events.length ? Promise.resolve({ done: false, value: events[at++] }) : pull()
+    },
+    async return() {
+      await steps.return?.()
+      return { done: true, value: undefined }
+    },
+  }
 }
 
 /** Pods across all namespaces, full objects converted to {@link PodMeta} (docs/behaviour.md §1, §2). */

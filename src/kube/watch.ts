@@ -1,6 +1,7 @@
 // One WATCH request (or streaming list, which is a watch): framing, parsing and converting each
 // line as it arrives (docs/kube-api.md "WATCH", "Streaming lists"). Resources with a byte-level scanner
 // (pods) frame and scan the lines as bytes; the others decode and JSON.parse them.
+import { systemClock, type Clock } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError, type KubeApiError } from './errors.ts'
 import { ByteLineFramer, LineFramer } from './lines.ts'
@@ -23,11 +24,16 @@ export interface WatchRequest {
   readonly streamingList: boolean
   /** `timeoutSeconds`: the server ends the body cleanly after this long. */
   readonly timeoutSeconds: number
-  /** No bytes for this long → KubeIdleTimeoutError (docs/kube-api.md step 6: timeoutSeconds + 30 s). */
+  /**
+   * No bytes for this long → torn down, KubeIdleTimeoutError (the silence rule, docs/behaviour.md §12).
+   * It must exceed `timeoutSeconds`: a live server ends the body then.
+   */
   readonly idleTimeoutMs: number
   /** Streaming list only: no initial event and no end bookmark for this long → KubeInitialEventsTimeoutError. */
   readonly initialEventsTimeoutMs?: number
   readonly signal?: AbortSignal
+  /** The clock of both timeouts and of a `Retry-After` date. Default: the system clock. */
+  readonly clock?: Clock
 }
 
 /** An open watch body. It closes itself at the end, on any error, or by `close()`. */
@@ -64,8 +70,12 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
   let query = `?watch=1&allowWatchBookmarks=true&timeoutSeconds=${req.timeoutSeconds}`
   if (req.streamingList) query += '&sendInitialEvents=true&resourceVersionMatch=NotOlderThan'
   if (req.resourceVersion) query += `&resourceVersion=${encodeURIComponent(req.resourceVersion)}`
-  const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs })
-  if (res.status !== 200) throw await responseError(res)
+  const clock = req.clock ?? systemClock
+  const what = req.streamingList
+    ? `${spec.name} streaming list (timeoutSeconds ${req.timeoutSeconds})`
+    : `${spec.name} watch from resourceVersion ${req.resourceVersion ?? ''} (timeoutSeconds ${req.timeoutSeconds})`
+  const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock })
+  if (res.status !== 200) throw await responseError(res, clock.now())
 
   // Pods: lines framed as bytes and scanned without decoding (scan.ts); others: decoded text lines.
   const scanner = spec.scan
@@ -77,7 +87,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
   let initialDog: Watchdog | undefined
   if (req.streamingList && req.initialEventsTimeoutMs !== undefined) {
     const ms = req.initialEventsTimeoutMs
-    initialDog = startWatchdog(ms, () =>
+    initialDog = startWatchdog(clock, ms, () =>
       res.close(new KubeInitialEventsTimeoutError(`${spec.name}: no initial event and no end bookmark for ${ms} ms`)),
     )
   }

@@ -1,4 +1,7 @@
-// An inactivity timer that is cheap to kick on every chunk: one armed timeout, re-armed lazily.
+// An inactivity timer that is cheap to kick on every chunk: one armed timeout, re-armed lazily,
+// on an injected clock (the silence rule of every request, docs/behaviour.md §12, and the
+// initial-events timeout; tested on fake time).
+import type { Clock, TimerHandle } from '../util/clock.ts'
 
 /** Fires `onIdle` once when `kick()` was not called for `ms`; `stop()` disarms it for good. */
 export interface Watchdog {
@@ -7,24 +10,25 @@ export interface Watchdog {
 }
 
 /**
- * Starts a watchdog. Kicking only records the time; the single timer, when it fires early,
- * re-arms itself for the remaining time, so a busy stream costs no timer churn per chunk.
+ * Starts a watchdog on `clock`. Kicking only records the time; the single timer, when it fires
+ * early, re-arms itself for the remaining time, so a busy stream costs no timer churn per chunk.
+ * `onIdle` gets the time since the last kick (at least `ms`; more when the timer ran late).
  */
-export function startWatchdog(ms: number, onIdle: () => void): Watchdog {
-  let last = performance.now()
+export function startWatchdog(clock: Clock, ms: number, onIdle: (idleMs: number) => void): Watchdog {
+  let last = clock.now()
   let stopped = false
-  let timer: ReturnType<typeof setTimeout> | undefined
+  let timer: TimerHandle | undefined
   const arm = (delay: number): void => {
-    timer = setTimeout(check, Math.max(1, Math.ceil(delay)))
-    // A watchdog must never keep a process alive on its own.
+    timer = clock.setTimeout(check, Math.max(1, Math.ceil(delay)))
+    // A watchdog must never keep a process alive on its own (the system clock's handles are Node timers).
     ;(timer as { unref?: () => void }).unref?.()
   }
   const check = (): void => {
     if (stopped) return
-    const idle = performance.now() - last
+    const idle = clock.now() - last
     if (idle >= ms) {
       stopped = true
-      onIdle()
+      onIdle(idle)
     } else {
       arm(ms - idle)
     }
@@ -32,11 +36,11 @@ export function startWatchdog(ms: number, onIdle: () => void): Watchdog {
   arm(ms)
   return {
     kick(): void {
-      last = performance.now()
+      last = clock.now()
     },
     stop(): void {
       stopped = true
-      if (timer !== undefined) clearTimeout(timer)
+      clock.clearTimeout(timer)
     },
   }
 }

@@ -18,7 +18,7 @@ describe('resolveLinkConfig', () => {
       backoffInitialMs: 1_000,
       backoffMaxMs: 30_000,
       backoffResetAfterMs: 120_000,
-      drainTimeoutMs: 30_000,
+      peerSilentMs: 20_000,
       maxBufferedBytes: 16 * 1024 * 1024,
     })
     expect(c.cpuCores).toBeGreaterThanOrEqual(1)

@@ -1,26 +1,7 @@
 // The reducer link's configuration: every duration and limit with its default in one place
 // (docs/behaviour.md §7, docs/protocol.md §6); tests shrink the durations to milliseconds.
 import { availableParallelism, cpus } from 'node:os'
-import type { DisconnectCause } from './errors.ts'
 import type { HandshakeInfo } from './handshake.ts'
-
-/** What the owner learns when a session is established (the handshake is already flushed). */
-export interface SessionInfo {
-  /** 1 for the first connection of the process, then 2, 3 … */
-  readonly connection: number
-  /** The address connected to (the resolved one when `host` is a name). */
-  readonly address: string
-  readonly port: number
-}
-
-/** Why a session ended, told to the owner. */
-export interface DisconnectReason {
-  readonly cause: DisconnectCause
-  /** The failure, absent for `shutdown` and a clean close by the reducer. */
-  readonly error?: Error
-  /** How long the session was up, ms. */
-  readonly uptimeMs: number
-}
 
 export interface LinkConfig extends HandshakeInfo {
   /** Reducer host: an IP address or a DNS name (resolved on every attempt). */
@@ -31,7 +12,7 @@ export interface LinkConfig extends HandshakeInfo {
   readonly heartbeatIntervalMs: number
   /** Longest time a message waits before being flushed, ms. Default 100. */
   readonly flushDelayMs: number
-  /** Flush as soon as this many uncompressed bytes are pending. Default 61,440 (~60 KiB, one LZ4 block). */
+  /** Flush as soon as this many uncompressed bytes are pending. Default 61,440 (~60 KiB). A flush is also made before a message that would take it past one 64 KiB LZ4 block. */
   readonly flushBytes: number
   /** Limit for resolving + connecting one attempt, ms. Default 10,000. */
   readonly connectTimeoutMs: number
@@ -41,19 +22,15 @@ export interface LinkConfig extends HandshakeInfo {
   readonly backoffMaxMs: number
   /** A session that stayed up this long resets the backoff, ms. Default 120,000. */
   readonly backoffResetAfterMs: number
-  /** Drop the connection when the socket has not drained for this long, ms. Default 30,000. */
-  readonly drainTimeoutMs: number
+  /**
+   * Drop the connection when the reducer has acknowledged nothing for this long while bytes wait,
+   * ms (docs/behaviour.md §7, docs/dead-links.md). Checked at every heartbeat. Default 20,000.
+   */
+  readonly peerSilentMs: number
   /** Drop the connection when more than this many bytes wait to be written (checked at every heartbeat). Default 16 MiB. */
   readonly maxBufferedBytes: number
   /** How long a clean shutdown waits for the socket to close before destroying it, ms. Default 2,000. */
   readonly closeTimeoutMs: number
-  /**
-   * Called synchronously once the handshake is flushed; messages `send` from inside (or right after)
-   * follow the handshake on the wire. The owner sends `pod_resync(epoch)` + announcements here.
-   */
-  readonly onSession: (info: SessionInfo) => void
-  /** Called synchronously when an established session ends (before any reconnect). */
-  readonly onDisconnect: (reason: DisconnectReason) => void
 }
 
 /** Required fields; everything else defaults (see {@link LinkConfig}). */
@@ -85,11 +62,9 @@ export function resolveLinkConfig(opts: LinkOptions): LinkConfig {
     backoffInitialMs: 1_000,
     backoffMaxMs: 30_000,
     backoffResetAfterMs: 120_000,
-    drainTimeoutMs: 30_000,
+    peerSilentMs: 20_000,
     maxBufferedBytes: 16 * 1024 * 1024,
     closeTimeoutMs: 2_000,
-    onSession: () => {},
-    onDisconnect: () => {},
     ...stripUndefined(opts),
     host: opts.host,
     port: opts.port,
@@ -97,7 +72,7 @@ export function resolveLinkConfig(opts: LinkOptions): LinkConfig {
   }
   if (!config.host) throw new LinkConfigError('the reducer host is empty')
   if (!Number.isInteger(config.port) || config.port < 1 || config.port > 65_535) throw new LinkConfigError(`reducer port ${config.port} is not in 1…65535`)
-  const positive = ['heartbeatIntervalMs', 'flushBytes', 'connectTimeoutMs', 'backoffMaxMs', 'drainTimeoutMs', 'maxBufferedBytes'] as const
+  const positive = ['heartbeatIntervalMs', 'flushBytes', 'connectTimeoutMs', 'backoffMaxMs', 'peerSilentMs', 'maxBufferedBytes'] as const
   for (const key of positive) {
     if (!(config[key] > 0)) throw new LinkConfigError(`${key} must be > 0 (got ${config[key]})`)
   }

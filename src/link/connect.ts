@@ -2,6 +2,7 @@
 // deadline for the whole attempt, TCP_NODELAY (docs/protocol.md §1.1, docs/behaviour.md §7).
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { connect as netConnect, type Socket } from 'node:net'
+import type { Clock } from '../util/clock.ts'
 import { ConnectError, ConnectTimeoutError, DnsLookupError } from './errors.ts'
 
 export interface ResolvedAddress {
@@ -25,8 +26,9 @@ export interface OpenSocketOptions {
   readonly host: string
   readonly port: number
   readonly lookup: Lookup
-  /** Deadline for resolving and connecting, ms. */
+  /** Deadline for resolving and connecting, ms (on `clock`). */
   readonly timeoutMs: number
+  readonly clock: Clock
   readonly signal: AbortSignal
 }
 
@@ -43,7 +45,7 @@ export function openSocket(opts: OpenSocketOptions): Promise<{ socket: Socket; a
     const finish = (err: Error | undefined, result?: { socket: Socket; address: string }): void => {
       if (settled) return
       settled = true
-      clearTimeout(timer)
+      opts.clock.clearTimeout(timer)
       opts.signal.removeEventListener('abort', onAbort)
       if (err) {
         socket?.destroy()
@@ -52,7 +54,7 @@ export function openSocket(opts: OpenSocketOptions): Promise<{ socket: Socket; a
         resolve(result!)
       }
     }
-    const timer = setTimeout(() => finish(new ConnectTimeoutError(target, opts.timeoutMs)), opts.timeoutMs)
+    const timer = opts.clock.setTimeout(() => finish(new ConnectTimeoutError(target, opts.timeoutMs)), opts.timeoutMs)
     const onAbort = (): void => finish(new ConnectAbortedError(`connecting to ${target} aborted`))
     if (opts.signal.aborted) return onAbort()
     opts.signal.addEventListener('abort', onAbort, { once: true })

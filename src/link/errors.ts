@@ -5,7 +5,7 @@
 export type ConnectErrorCause = 'dns' | 'timeout' | 'refused' | 'unreachable' | 'other'
 
 /** Why an established connection ended. */
-export type DisconnectCause = 'peer_closed' | 'socket_error' | 'drain_timeout' | 'buffer_overflow' | 'shutdown'
+export type DisconnectCause = 'peer_closed' | 'socket_error' | 'peer_silent' | 'buffer_overflow' | 'shutdown'
 
 /** The reducer host name did not resolve (docs/protocol.md §1.1: retryable, never a crash). */
 export class DnsLookupError extends Error {
@@ -41,14 +41,35 @@ export class ConnectionLostError extends Error {
   override name = 'ConnectionLostError'
 }
 
-/** The reducer does not read fast enough: the socket did not drain in time or too much is waiting. */
+/** The reducer does not read fast enough: more bytes wait to be written than the limit. */
 export class BackpressureError extends Error {
   override name = 'BackpressureError'
+}
+
+/** Where the bytes not acknowledged by the reducer wait, in bytes. */
+export interface WaitingBytes {
+  /** In the kernel's send queue (0 when the kernel's view is not available). */
+  readonly kernel: number
+  /** In the socket's user-space buffer. */
+  readonly socket: number
+  /** Estimated, as messages not yet encoded. */
+  readonly queue: number
+}
+
+/** The reducer acknowledged nothing for the silence limit while bytes waited (docs/behaviour.md §7). */
+export class PeerSilentError extends Error {
+  override name = 'PeerSilentError'
   constructor(
-    readonly kind: 'drain_timeout' | 'buffer_overflow',
-    message: string,
+    /** Time since the acknowledged bytes last moved, ms. */
+    readonly silentMs: number,
+    readonly waiting: WaitingBytes,
+    /** `socket`: the kernel's view was not available; what counted was what the kernel took. */
+    readonly source: 'kernel' | 'socket',
   ) {
-    super(message)
+    const what = source === 'kernel' ? 'the reducer acknowledged nothing' : 'the socket took nothing (the kernel\'s view is not available)'
+    super(
+      `${what} for ${(silentMs / 1000).toFixed(1)} s: ${waiting.kernel} bytes wait in the kernel, ${waiting.socket} in the socket, ${waiting.queue} in the queue`,
+    )
   }
 }
 

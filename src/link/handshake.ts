@@ -29,9 +29,3 @@ export function handshakeMessages(info: HandshakeInfo): IngestMessage[] {
     { type: 'metadata_complete', time: 0n },
   ]
 }
-
-/** What every heartbeat sends (docs/behaviour.md §7). */
-export const HEARTBEAT_MESSAGES: readonly IngestMessage[] = [
-  { type: 'heartbeat' },
-  { type: 'collector_health', status: 0, detail: 0 },
-]

@@ -1,6 +1,7 @@
 // The reducer link: one TCP + LZ4 session at a time to the reducer, reconnecting (docs/behaviour.md §7).
 export { createReducerLink, type LinkDeps, type LinkState, type ReducerLink } from './link.ts'
-export { LinkConfigError, resolveLinkConfig, type DisconnectReason, type LinkConfig, type LinkOptions, type SessionInfo } from './config.ts'
+export type { DisconnectReason, LinkEvent, LinkSession } from './events.ts'
+export { LinkConfigError, resolveLinkConfig, type LinkConfig, type LinkOptions } from './config.ts'
 export { ConnectAbortedError, systemLookup, type Lookup, type ResolvedAddress } from './connect.ts'
 export {
   BackpressureError,
@@ -9,9 +10,12 @@ export {
   ConnectionLostError,
   ConnectTimeoutError,
   DnsLookupError,
+  PeerSilentError,
   type ConnectErrorCause,
   type DisconnectCause,
+  type WaitingBytes,
 } from './errors.ts'
-export { backoffDelay, type BackoffPolicy } from './backoff.ts'
-export { handshakeMessages, HEARTBEAT_MESSAGES, versionInfo, type HandshakeInfo } from './handshake.ts'
+export { KernelProbeError, type KernelProbe } from './proc-net-tcp.ts'
+export { handshakeMessages, versionInfo, type HandshakeInfo } from './handshake.ts'
+export { HEARTBEAT_MESSAGES } from './heartbeat.ts'
 export { LATENCY_BUCKETS, type LinkPhase, type LinkStats } from './stats.ts'

@@ -1,46 +1,33 @@
-// The link reconnecting over real sockets: peer close, DNS per attempt, refused, timeout, backoff reset.
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+// The link reconnecting over real sockets, on fake time: peer close, DNS per attempt, refused,
+// timeout, backoff growth and reset.
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createServer, type Socket } from 'node:net'
 import { logger } from '../observe/log.ts'
 import { systemLookup, type Lookup } from './connect.ts'
-import type { DisconnectReason, LinkOptions } from './config.ts'
-import { startFakeReducer, types, type FakeReducer } from '../../e2e/harness/fake-reducer.ts'
-import { createReducerLink, type LinkDeps, type ReducerLink } from './link.ts'
+import type { DisconnectReason } from './events.ts'
+import { types } from '../../e2e/harness/fake-reducer.ts'
+import { fakeReducer as reducer, runLink as running } from '../../e2e/harness/link-fixtures.ts'
+import { waitFor } from '../../e2e/harness/wait.ts'
 
 beforeAll(() => {
   logger.level = -999
 })
 
-const cleanups: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+/** Polls `pred` (state only observable from outside) until it holds. */
+const until = (pred: () => boolean, what: string): Promise<true> => waitFor(what, () => pred() || undefined, { timeoutMs: 5_000 })
 
-async function reducer(opts?: Parameters<typeof startFakeReducer>[0]): Promise<FakeReducer> {
-  const r = await startFakeReducer(opts)
-  cleanups.push(() => r.close())
-  return r
-}
-
-function running(options: LinkOptions, deps: LinkDeps = {}): ReducerLink & { stop(): Promise<void> } {
-  const link = createReducerLink(options, deps)
-  const ac = new AbortController()
-  const done = link.run(ac.signal)
-  const stop = async (): Promise<void> => {
-    ac.abort()
-    await done
-  }
-  cleanups.push(stop)
-  return Object.assign(link, { stop })
-}
-
-/** Resolves when `pred()` holds, polling every few ms (for state only observable from outside). */
-async function until(pred: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const start = Date.now()
-  while (!pred()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
+/** Accepts (and reads) connections on `port` until the test ends. */
+async function listen(port: number): Promise<void> {
+  const sockets: Socket[] = []
+  const server = createServer((s) => void sockets.push(s.resume()))
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  onTestFinished(
+    () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy()
+        server.close(() => resolve())
+      }),
+  )
 }
 
 /** A port nothing listens on (bound, then released). */
@@ -60,24 +47,25 @@ describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
     const events: string[] = []
     const reasons: DisconnectReason[] = []
     let resync = 0n
-    const link = running({
-      host: '127.0.0.1',
-      port: r.port,
-      hostname: 'h',
-      ...fast,
-      onSession(info) {
-        events.push(`session ${info.connection}`)
-        link.send([{ type: 'pod_resync', resyncCount: ++resync }])
-      },
-      onDisconnect(reason) {
-        events.push(`disconnect ${reason.cause}`)
-        reasons.push(reason)
-      },
+    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', ...fast }, (ev) => {
+      if (ev.type === 'connected') {
+        events.push(`session ${ev.connection}`)
+        ev.session.send([{ type: 'pod_resync', resyncCount: ++resync }])
+      } else if (ev.type === 'disconnected') {
+        events.push(`disconnect ${ev.reason.cause}`)
+        reasons.push(ev.reason)
+      }
     })
+    await link.event(0)
+    await link.clock.advance(100)
     const first = await r.connection(0)
     await first.waitFor((m) => m.some((x) => x.type === 'pod_resync'), 5_000, 'resync 1')
     // The link writes nothing now (heartbeat a minute away), so only the socket can tell it.
     first.socket.destroy()
+    await link.event(1)
+    await link.clock.advance(fast.backoffMaxMs)
+    await link.event(2)
+    await link.clock.advance(100)
     const second = await r.connection(1)
     await second.waitFor((m) => m.some((x) => x.type === 'pod_resync'), 5_000, 'resync 2')
     expect(types(second.messages)).toEqual([
@@ -108,11 +96,16 @@ describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
       }
       return systemLookup(host)
     }
-    const link = running({ host: 'localhost', port: r.port, hostname: 'h', ...fast }, { lookup })
+    const link = running({ host: 'localhost', port: r.port, hostname: 'h', ...fast }, undefined, { lookup })
+    await until(() => link.state === 'backoff', 'the failed lookup')
+    await link.clock.advance(fast.backoffMaxMs)
     const first = await r.connection(0)
     await first.waitFor((m) => m.length >= 6, 5_000, 'handshake 1')
     expect(link.stats().connectErrors.dns).toBe(1)
+    expect(link.events[0]).toMatchObject({ type: 'connectFailed', cause: 'dns', target: `localhost:${r.port}`, error: { name: 'DnsLookupError' } })
     first.socket.destroy()
+    expect(await link.event(2)).toMatchObject({ type: 'disconnected' })
+    await link.clock.advance(fast.backoffMaxMs)
     const second = await r.connection(1)
     await second.waitFor((m) => m.length >= 6, 5_000, 'handshake 2')
     expect(asked).toEqual(['localhost', 'localhost', 'localhost'])
@@ -122,6 +115,7 @@ describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
     const r = await reducer()
     const link = running(
       { host: 'reducer.example', port: r.port, hostname: 'h', ...fast },
+      undefined,
       // ::1 is refused (nothing listens there on this port, or no IPv6 at all), 127.0.0.1 accepts.
       { lookup: async () => [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }] },
     )
@@ -133,27 +127,27 @@ describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
   it('counts refused connections and keeps retrying until the reducer is up', async () => {
     const port = await freePort()
     const link = running({ host: '127.0.0.1', port, hostname: 'h', ...fast })
+    await until(() => link.stats().connectErrors.refused >= 1, 'a refused attempt')
+    await link.clock.advance(fast.backoffMaxMs)
     await until(() => link.stats().connectErrors.refused >= 2, 'two refused attempts')
     expect(link.state).not.toBe('connected')
     expect(link.send([{ type: 'heartbeat' }])).toBe(false)
     // A reducer appears on that port: the next attempt gets a session.
-    const sockets: Socket[] = []
-    const server = createServer((s) => void sockets.push(s.resume()))
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-    cleanups.push(
-      () =>
-        new Promise((resolve) => {
-          for (const s of sockets) s.destroy()
-          server.close(() => resolve())
-        }),
-    )
+    await listen(port)
+    await until(() => link.state === 'backoff', 'waiting to retry')
+    await link.clock.advance(fast.backoffMaxMs)
     await until(() => link.state === 'connected', 'connected')
     expect(link.stats().droppedWhileDisconnected).toBe(1)
   })
 
   it('gives up an attempt after the connect timeout (resolve + connect)', async () => {
     const never: Lookup = () => new Promise(() => {})
-    const link = running({ host: 'blackhole.example', port: 8000, hostname: 'h', connectTimeoutMs: 30, ...fast }, { lookup: never })
+    const link = running({ host: 'blackhole.example', port: 8000, hostname: 'h', connectTimeoutMs: 30, ...fast }, undefined, { lookup: never })
+    await link.clock.advance(29)
+    expect(link.stats().connectErrors.timeout).toBe(0)
+    await link.clock.advance(1)
+    expect(link.state).toBe('backoff')
+    await link.clock.advance(fast.backoffMaxMs + 30)
     await until(() => link.stats().connectErrors.timeout >= 2, 'two timeouts')
     expect(link.stats().connects).toBe(0)
   })
@@ -165,18 +159,15 @@ describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
     ] as const) {
       const r = await reducer()
       const failures: number[] = []
-      const link = running({
-        host: '127.0.0.1',
-        port: r.port,
-        hostname: 'h',
-        ...fast,
-        backoffResetAfterMs: resetAfterMs,
-        onSession: () => failures.push(link.stats().consecutiveFailures),
+      const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', ...fast, backoffResetAfterMs: resetAfterMs }, (ev) => {
+        if (ev.type === 'connected') failures.push(link.stats().consecutiveFailures)
       })
       for (let i = 0; i < 3; i++) {
         const c = await r.connection(i)
         await c.waitFor((m) => m.length >= 6, 5_000, 'handshake')
         c.socket.destroy()
+        await link.event(2 * i + 1)
+        if (i < 2) await link.clock.advance(fast.backoffMaxMs)
       }
       await until(() => failures.length === 3, 'three sessions')
       expect(failures).toEqual(expected)
@@ -184,9 +175,32 @@ describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
     }
   })
 
+  it('waits 1 s → 30 s before reconnecting (full jitter), starting over after a session that stayed up 2 minutes', async () => {
+    const r = await reducer()
+    // random just below 1: every delay is its ceiling less 1 ms.
+    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h' }, undefined, { random: () => 0.999_999 })
+    let sessions = 0
+    /** Ends the current session after `upMs`, then checks that the next attempt comes `delayMs` later, not before. */
+    async function reconnectsAfter(upMs: number, delayMs: number): Promise<void> {
+      await link.event(2 * sessions)
+      await link.clock.advance(upMs)
+      r.connections[sessions]!.socket.destroy()
+      await link.event(2 * sessions + 1)
+      sessions++
+      await link.clock.advance(delayMs - 1)
+      expect(link.state).toBe('backoff')
+      await link.clock.advance(1)
+      expect(link.state).not.toBe('backoff')
+    }
+    for (const delayMs of [999, 1_999, 3_999, 7_999, 15_999, 29_999, 29_999]) await reconnectsAfter(0, delayMs)
+    await reconnectsAfter(119_999, 29_999)
+    await reconnectsAfter(120_000, 999)
+    expect(link.stats().connectErrors).toMatchObject({ refused: 0, timeout: 0 })
+  })
+
   it('stops promptly when aborted while waiting to reconnect', async () => {
     const port = await freePort()
-    const link = running({ host: '127.0.0.1', port, hostname: 'h', backoffInitialMs: 60_000, backoffMaxMs: 60_000 }, { random: () => 0.99 })
+    const link = running({ host: '127.0.0.1', port, hostname: 'h', backoffInitialMs: 60_000, backoffMaxMs: 60_000 }, undefined, { random: () => 0.99 })
     await until(() => link.state === 'backoff', 'backoff')
     await link.stop()
     expect(link.state).toBe('stopped')

@@ -1,8 +1,9 @@
-// The link against the reducer-compatible tap (src/tap): accepted, decoded, closed cleanly.
+// The link against the reducer-compatible tap (src/tap), on fake time: accepted, decoded, closed cleanly.
 import { afterEach, beforeAll, expect, it } from 'vitest'
 import { logger } from '../observe/log.ts'
 import { startTap, type Tap } from '../tap/index.ts'
-import { createReducerLink } from './link.ts'
+import { runLink } from '../../e2e/harness/link-fixtures.ts'
+import { waitFor } from '../../e2e/harness/wait.ts'
 
 beforeAll(() => {
   logger.level = -999
@@ -13,25 +14,22 @@ afterEach(async () => {
   await tap?.close()
 })
 
-async function until(pred: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const start = Date.now()
-  while (!pred()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
+const until = (pred: () => boolean, what: string): Promise<true> => waitFor(what, () => pred() || undefined, { timeoutMs: 5_000 })
 
 it('is accepted by the reducer-compatible tap: agent metadata, pods, then a clean close', async () => {
   tap = await startTap({ listen: { host: '127.0.0.1', port: 0 } })
-  const link = createReducerLink({
-    host: '127.0.0.1',
-    port: tap.tcpPort,
-    hostname: 'kc-node',
-    labels: [['cluster', 'dev']],
-    cpuCores: 4,
-    heartbeatIntervalMs: 20,
-    onSession() {
-      link.send([
+  const link = runLink(
+    {
+      host: '127.0.0.1',
+      port: tap.tcpPort,
+      hostname: 'kc-node',
+      labels: [['cluster', 'dev']],
+      cpuCores: 4,
+      heartbeatIntervalMs: 20,
+    },
+    (ev) => {
+      if (ev.type !== 'connected') return
+      ev.session.send([
         { type: 'pod_resync', resyncCount: 1n },
         {
           type: 'pod_new_with_name',
@@ -48,9 +46,9 @@ it('is accepted by the reducer-compatible tap: agent metadata, pods, then a clea
         { type: 'pod_container', uid: 'u1', containerId: 'containerd://abc', containerName: 'nginx', containerImage: 'nginx:1.25' },
       ])
     },
-  })
-  const ac = new AbortController()
-  const done = link.run(ac.signal)
+  )
+  await link.event(0)
+  await link.clock.advance(20)
   const conn = () => tap!.state().connections[0]
   await until(() => conn()?.pods.length === 1 && conn()!.agent.health !== null, 'the pod and a heartbeat')
   const c = conn()!
@@ -67,8 +65,7 @@ it('is accepted by the reducer-compatible tap: agent metadata, pods, then a clea
   expect(c.pods[0]).toMatchObject({ uid: 'u1', ip: '10.0.0.1', ownerKind: 1, containers: [{ key: 'abc', name: 'nginx', image: 'nginx:1.25' }] })
   expect(c.counters.bytesReceived).toBe(link.stats().wireBytesSent)
 
-  ac.abort()
-  await done
+  await link.stop()
   await until(() => conn()?.open === false, 'the close')
   expect(conn()!.closeReason).toMatchObject({ kind: 'peerClosed', trailingBytes: 0 })
 })

@@ -1,40 +1,17 @@
-// The link against a real TCP reducer stand-in: session shape, flushing, drops, shutdown, metrics.
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+// The link against a real TCP reducer stand-in, on fake time: session shape, flushing, drops,
+// shutdown, metrics.
+import { beforeAll, describe, expect, it } from 'vitest'
 import { encodeMessage, type IngestMessage, type TimedMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
 import { createRegistry } from '../observe/metrics.ts'
-import { startFakeReducer, types, type FakeReducer } from '../../e2e/harness/fake-reducer.ts'
-import { createReducerLink, type ReducerLink } from './link.ts'
-import type { LinkOptions } from './config.ts'
-import type { LinkDeps } from './link.ts'
+import { createFakeClock } from '../../e2e/harness/fake-clock.ts'
+import { types } from '../../e2e/harness/fake-reducer.ts'
+import { fakeReducer as reducer, runLink as running } from '../../e2e/harness/link-fixtures.ts'
+import { createReducerLink } from './link.ts'
 
 beforeAll(() => {
   logger.level = 0
 })
-
-const cleanups: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-async function reducer(opts?: Parameters<typeof startFakeReducer>[0]): Promise<FakeReducer> {
-  const r = await startFakeReducer(opts)
-  cleanups.push(() => r.close())
-  return r
-}
-
-/** A running link; `stop()` aborts it and waits for run() to resolve. */
-function running(options: LinkOptions, deps: LinkDeps = {}): ReducerLink & { stop(): Promise<void>; done: Promise<void> } {
-  const link = createReducerLink(options, deps)
-  const ac = new AbortController()
-  const done = link.run(ac.signal)
-  const stop = async (): Promise<void> => {
-    ac.abort()
-    await done
-  }
-  cleanups.push(stop)
-  return Object.assign(link, { stop, done })
-}
 
 const pod = (uid: string): IngestMessage => ({
   type: 'pod_new_with_name',
@@ -55,11 +32,13 @@ const strip = (m: TimedMessage): IngestMessage => {
 }
 
 describe('reducer link: session shape (docs/protocol.md §6)', () => {
-  it('sends version_info raw, then the LZ4 handshake, then what onSession sends', async () => {
+  it('sends version_info raw, then the LZ4 handshake, then what the owner sends on the connected session', async () => {
     const r = await reducer()
     const sessions: number[] = []
     const before = BigInt(Date.now()) * 1_000_000n
-    const link = running({
+    const clock = createFakeClock(Date.now())
+    const link = running(
+      {
       host: '127.0.0.1',
       port: r.port,
       hostname: 'kc-host',
@@ -70,11 +49,16 @@ describe('reducer link: session shape (docs/protocol.md §6)', () => {
       cpuCores: 8,
       version: { major: 0, minor: 11, patch: 0 },
       heartbeatIntervalMs: 60_000,
-      onSession(info) {
-        sessions.push(info.connection)
-        link.send([{ type: 'pod_resync', resyncCount: 1n }, pod('abc')])
       },
-    })
+      (ev) => {
+        if (ev.type !== 'connected') return
+        sessions.push(ev.connection)
+        ev.session.send([{ type: 'pod_resync', resyncCount: 1n }, pod('abc')])
+      },
+      { clock },
+    )
+    await link.event(0)
+    await clock.advance(100)
     const c = await r.connection(0)
     await c.waitFor((m) => m.length >= 10, 5_000, 'handshake + resync + pod')
     // version_info exactly as docs/protocol.md §5's vector, bar the timestamp; the LZ4 frame header follows.
@@ -110,7 +94,9 @@ describe('reducer link: session shape (docs/protocol.md §6)', () => {
 
   it('sends heartbeat + collector_health(0, 0) every heartbeat interval', async () => {
     const r = await reducer()
-    running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 30 })
+    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 30 })
+    await link.event(0)
+    await link.clock.advance(90)
     const c = await r.connection(0)
     await c.waitFor((m) => m.filter((x) => x.type === 'heartbeat').length >= 3, 5_000, 'three heartbeats')
     const after = types(c.messages).slice(6)
@@ -122,30 +108,28 @@ describe('reducer link: session shape (docs/protocol.md §6)', () => {
 describe('reducer link: flushing (docs/behaviour.md §7)', () => {
   it('holds messages until the flush delay, batching sends made meanwhile into one flush', async () => {
     const r = await reducer()
-    let sessionUp!: () => void
-    const up = new Promise<void>((resolve) => (sessionUp = resolve))
-    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60_000, flushDelayMs: 80, onSession: () => sessionUp() })
-    await up
+    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60_000, flushDelayMs: 80 })
+    await link.event(0)
     const c = await r.connection(0)
     await c.waitFor((m) => m.length === 6, 5_000, 'handshake')
     const flushes = link.stats().flushes
-    const t0 = performance.now()
     link.send([pod('a')])
+    await link.clock.advance(40)
     link.send([pod('b'), pod('c')])
     expect(link.stats().flushes).toBe(flushes)
+    // Not a moment before the flush delay since the first unflushed message.
+    await link.clock.advance(39)
+    expect(link.stats().flushes).toBe(flushes)
+    await link.clock.advance(1)
     await c.waitFor((m) => m.length === 9, 5_000, 'three pods')
-    // Timers never fire early; allow for millisecond rounding.
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(75)
     expect(link.stats().flushes).toBe(flushes + 1)
     expect(c.messages.slice(6).map((m) => (m as { uid?: string }).uid)).toEqual(['a', 'b', 'c'])
   })
 
   it('flushes at once when ~60 KiB are pending', async () => {
     const r = await reducer()
-    let sessionUp!: () => void
-    const up = new Promise<void>((resolve) => (sessionUp = resolve))
-    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60_000, flushDelayMs: 60_000, onSession: () => sessionUp() })
-    await up
+    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60_000, flushDelayMs: 60_000 })
+    await link.event(0)
     const flushes = link.stats().flushes
     const one = (i: number): IngestMessage => ({ ...pod(`uid-${i}`), version: `'${'v'.repeat(1_000)}'` }) as IngestMessage
     const size = encodeMessage(one(100), 0n).length
@@ -163,11 +147,10 @@ describe('reducer link: flushing (docs/behaviour.md §7)', () => {
 
   it('flushes pending messages with every heartbeat', async () => {
     const r = await reducer()
-    let sessionUp!: () => void
-    const up = new Promise<void>((resolve) => (sessionUp = resolve))
-    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60, flushDelayMs: 60_000, onSession: () => sessionUp() })
-    await up
+    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60, flushDelayMs: 60_000 })
+    await link.event(0)
     link.send([pod('x')])
+    await link.clock.advance(60)
     const c = await r.connection(0)
     await c.waitFor((m) => m.some((x) => x.type === 'pod_new_with_name'), 5_000, 'the pod')
     const i = c.messages.findIndex((x) => x.type === 'pod_new_with_name')
@@ -176,12 +159,11 @@ describe('reducer link: flushing (docs/behaviour.md §7)', () => {
 
   it('shortens oversize fields instead of failing, and counts them', async () => {
     const r = await reducer()
-    let sessionUp!: () => void
-    const up = new Promise<void>((resolve) => (sessionUp = resolve))
-    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60_000, flushDelayMs: 10, onSession: () => sessionUp() })
-    await up
+    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60_000, flushDelayMs: 10 })
+    await link.event(0)
     const huge = { ...pod('big'), version: "'".padEnd(70_000, 'é') } as IngestMessage
     link.send([huge, pod('after')])
+    await link.clock.advance(10)
     const c = await r.connection(0)
     await c.waitFor((m) => m.length === 8, 5_000, 'both pods')
     const got = c.messages[6] as TimedMessage & { version: string }
@@ -202,18 +184,10 @@ describe('reducer link: disconnected and shutdown', () => {
   it('on abort flushes what is pending, ends the LZ4 frame, closes the socket and resolves run()', async () => {
     const r = await reducer()
     const ends: string[] = []
-    let sessionUp!: () => void
-    const up = new Promise<void>((resolve) => (sessionUp = resolve))
-    const link = running({
-      host: '127.0.0.1',
-      port: r.port,
-      hostname: 'h',
-      heartbeatIntervalMs: 60_000,
-      flushDelayMs: 60_000,
-      onSession: () => sessionUp(),
-      onDisconnect: (reason) => ends.push(reason.cause),
+    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60_000, flushDelayMs: 60_000 }, (ev) => {
+      if (ev.type === 'disconnected') ends.push(ev.reason.cause)
     })
-    await up
+    await link.event(0)
     link.send([pod('last')])
     await link.stop()
     expect(link.state).toBe('stopped')
@@ -228,14 +202,39 @@ describe('reducer link: disconnected and shutdown', () => {
     expect(link.stats().disconnects.shutdown).toBe(1)
   })
 
+  it('runs again once a run ended (one run per leadership term); leaving the iteration closes the session', async () => {
+    const r = await reducer()
+    const link = createReducerLink({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60_000 }, { clock: createFakeClock() })
+    const seen: string[] = []
+    const first = new AbortController()
+    for await (const ev of link.run(first.signal)) {
+      seen.push(ev.type === 'connected' ? `connected ${ev.connection}` : ev.type === 'disconnected' ? `disconnected ${ev.reason.cause}` : ev.type)
+      first.abort()
+    }
+    expect(link.state).toBe('stopped')
+    for await (const ev of link.run(new AbortController().signal)) {
+      seen.push(`${ev.type} ${ev.type === 'connected' ? ev.connection : ''}`)
+      break
+    }
+    expect(link.state).toBe('stopped')
+    expect(seen).toEqual(['connected 1', 'disconnected shutdown', 'connected 2'])
+    for (const i of [0, 1]) {
+      const c = await r.connection(i)
+      await c.closedPromise
+      expect(types(c.messages).slice(0, 2)).toEqual(['version_info', 'connect'])
+      expect([...Buffer.concat(c.raw).subarray(-4)]).toEqual([0, 0, 0, 0]) // EndMark: closed cleanly
+    }
+    expect(link.stats()).toMatchObject({ connects: 2, reconnects: 1 })
+    expect(link.stats().disconnects.shutdown).toBe(2)
+  })
+
   it('exposes its counters and the event-to-wire latency as Prometheus metrics', async () => {
     const r = await reducer()
     const registry = createRegistry()
-    let sessionUp!: () => void
-    const up = new Promise<void>((resolve) => (sessionUp = resolve))
-    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60_000, flushDelayMs: 5, onSession: () => sessionUp() }, { registry })
-    await up
-    link.send([pod('a'), pod('b')], Date.now() - 250)
+    const link = running({ host: '127.0.0.1', port: r.port, hostname: 'h', heartbeatIntervalMs: 60_000, flushDelayMs: 5 }, undefined, { registry })
+    await link.event(0)
+    link.send([pod('a'), pod('b')], link.clock.now() - 250)
+    await link.clock.advance(5)
     const c = await r.connection(0)
     await c.waitFor((m) => m.length === 8, 5_000, 'pods')
     const text = registry.render()

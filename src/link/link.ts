@@ -1,19 +1,23 @@
 // The reducer link: a connection state machine (one tagged-union state, one exhaustive step
-// function) that connects, hands sessions to its owner and reconnects with backoff (docs/behaviour.md §7).
+// function) that connects, reports sessions as events and reconnects with backoff (docs/behaviour.md §7).
 import type { IngestMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
 import { createRegistry, type Registry } from '../observe/metrics.ts'
 import { createRateLimitedLog } from '../observe/rate-limit.ts'
-import { backoffDelay, sleep } from './backoff.ts'
-import { resolveLinkConfig, type DisconnectReason, type LinkConfig, type LinkOptions } from './config.ts'
+import { createBackoff } from '../util/backoff.ts'
+import { sleep, systemClock, type Clock } from '../util/clock.ts'
+import { resolveLinkConfig, type LinkConfig, type LinkOptions } from './config.ts'
 import { openSocket, systemLookup, type Lookup } from './connect.ts'
 import { connectErrorCause } from './errors.ts'
-import { Session } from './session.ts'
+import type { DisconnectReason, LinkEvent, LinkSession } from './events.ts'
+import { createAckMeter } from './peer-silence.ts'
+import { createProcNetTcpProbe, type KernelProbe } from './proc-net-tcp.ts'
+import { openSession, type Session } from './session.ts'
 import { createCounters, registerLinkMetrics, type LinkPhase, type LinkStats } from './stats.ts'
 
 /**
  * Where the link is. Each variant carries only its own data; `failures` counts consecutive
- * attempts without a session that lasted `backoffResetAfterMs` (it sizes the next backoff).
+ * attempts without a session that lasted `backoffResetAfterMs`.
  */
 export type LinkState =
   | { readonly phase: 'idle' }
@@ -22,24 +26,38 @@ export type LinkState =
   | { readonly phase: 'backoff'; readonly failures: number; readonly delayMs: number }
   | { readonly phase: 'stopped' }
 
+/** One transition: the next state, and what to tell the owner on the way. */
+interface Step {
+  readonly next: LinkState
+  readonly event?: LinkEvent
+}
+
 export interface LinkDeps {
   /** Resolver, called on every attempt. Default: the OS resolver (node:dns). */
   readonly lookup?: Lookup
   /** Where the `k8s_collector_link_*` metrics go. Default: a private registry. */
   readonly registry?: Registry
-  /** Wall clock, ms: message timestamps, ages, latency (`enqueuedAtMs` uses it too). Default `Date.now`. */
-  readonly now?: () => number
+  /** Clock and timers: message timestamps, ages, latency (`enqueuedAtMs` is on it too), every timeout. Default: the system's. */
+  readonly clock?: Clock
   /** [0, 1) for the backoff jitter. Default `Math.random`. */
   readonly random?: () => number
+  /** The kernel's view of the socket, for the silence rule. Default: /proc/net/tcp and tcp6 (Linux). */
+  readonly probe?: KernelProbe
 }
 
 export interface ReducerLink {
-  /** Connects and reconnects until `signal` aborts, then closes cleanly and resolves. Call once. */
-  run(signal: AbortSignal): Promise<void>
   /**
-   * Encodes `messages` into the current session (flushed within `flushDelayMs`). Without a session
-   * they are dropped and counted: the next session starts with a resync (docs/behaviour.md §7).
-   * `enqueuedAtMs` (on the `now` clock) feeds the event-to-wire latency histogram.
+   * Connects and reconnects until `signal` aborts or the owner stops iterating, reporting each
+   * session as it starts and ends. A session's opening messages go through its `connected`
+   * event's `session`. On abort the session is closed cleanly, reported `disconnected` (cause
+   * `shutdown`), and the iteration ends. One run at a time; a later run starts afresh (e.g. one per
+   * leadership term).
+   */
+  run(signal: AbortSignal): AsyncIterable<LinkEvent>
+  /**
+   * Queues `messages` on the current session (flushed within `flushDelayMs`). Without one they are
+   * dropped and counted: the next session starts with a resync (docs/behaviour.md §7).
+   * `enqueuedAtMs` (on the clock) feeds the event-to-wire latency histogram.
    * Returns whether the messages went into a session.
    */
   send(messages: readonly IngestMessage[], enqueuedAtMs?: number): boolean
@@ -53,11 +71,19 @@ export interface ReducerLink {
 export function createReducerLink(options: LinkOptions, deps: LinkDeps = {}): ReducerLink {
   const config: LinkConfig = resolveLinkConfig(options)
   const lookup = deps.lookup ?? systemLookup
-  const now = deps.now ?? Date.now
-  const random = deps.random ?? Math.random
+  const clock = deps.clock ?? systemClock
   const log = logger.withTag('link')
-  const limited = createRateLimitedLog(log, { intervalMs: 60_000, now })
+  const limited = createRateLimitedLog(log, { intervalMs: 60_000, now: clock.now })
+  // Reset by a session that stayed up long enough, not by time since the last failure (§7).
+  const backoff = createBackoff(
+    { initialMs: config.backoffInitialMs, maxMs: config.backoffMaxMs, factor: 2, resetAfterMs: Number.POSITIVE_INFINITY },
+    clock.now,
+    deps.random,
+  )
   const counters = createCounters()
+  const acks = createAckMeter(deps.probe ?? createProcNetTcpProbe(), (err) => {
+    log.warn(`cannot read the kernel's view of the reducer socket (${err.message}): a silent reducer is now found only once the kernel's send buffer is full`)
+  })
   let state: LinkState = { phase: 'idle' }
   let running = false
 
@@ -66,52 +92,54 @@ export function createReducerLink(options: LinkOptions, deps: LinkDeps = {}): Re
     connectErrors: { ...counters.connectErrors },
     disconnects: { ...counters.disconnects },
     state: state.phase,
-    connectionAgeMs: state.phase === 'connected' ? now() - state.since : 0,
+    connectionAgeMs: state.phase === 'connected' ? clock.now() - state.since : 0,
     bufferedBytes: state.phase === 'connected' ? state.session.bufferedBytes : 0,
     consecutiveFailures: 'failures' in state ? state.failures : 0,
   })
   const latency = registerLinkMetrics(deps.registry ?? createRegistry(), stats)
   const target = `${config.host}:${config.port}`
 
-  const backoff = (failures: number): LinkState => ({
-    phase: 'backoff',
-    failures: failures + 1,
-    delayMs: backoffDelay(failures, { initialMs: config.backoffInitialMs, maxMs: config.backoffMaxMs }, random),
-  })
-
-  function callOwner(what: string, f: () => void): void {
-    try {
-      f()
-    } catch (err) {
-      log.error(`${what} callback failed:`, err)
-    }
+  function deliver(session: Session | undefined, messages: readonly IngestMessage[], enqueuedAtMs: number | undefined): boolean {
+    if (session?.send(messages, enqueuedAtMs)) return true
+    counters.droppedWhileDisconnected += messages.length
+    return false
   }
 
-  async function connect(current: Extract<LinkState, { phase: 'connecting' }>, signal: AbortSignal): Promise<LinkState> {
+  const retry = (failures: number): LinkState => ({ phase: 'backoff', failures: failures + 1, delayMs: backoff.next() })
+
+  async function connect(current: Extract<LinkState, { phase: 'connecting' }>, signal: AbortSignal): Promise<Step> {
     let opened
     try {
-      opened = await openSocket({ host: config.host, port: config.port, lookup, timeoutMs: config.connectTimeoutMs, signal })
+      opened = await openSocket({ host: config.host, port: config.port, lookup, timeoutMs: config.connectTimeoutMs, clock, signal })
     } catch (err) {
-      if (signal.aborted) return { phase: 'stopped' }
+      if (signal.aborted) return { next: { phase: 'stopped' } }
       const cause = connectErrorCause(err)
       counters.connectErrors[cause]++
-      limited.warn(`connect:${cause}`, `cannot reach the reducer at ${target}, retrying:`, err instanceof Error ? err.message : err)
-      return backoff(current.failures)
+      const error = err instanceof Error ? err : new Error(String(err))
+      limited.warn(`connect:${cause}`, `cannot reach the reducer at ${target}, retrying:`, error.message)
+      return { next: retry(current.failures), event: { type: 'connectFailed', cause, error, target } }
     }
-    const session = new Session(opened.socket, config, { counters, now, latency, log: limited })
+    const session = openSession(opened.socket, config, { clock, counters, latency, log: limited, acks })
     counters.connects++
     if (counters.connects > 1) counters.reconnects++
-    // The state is `connected` before the handshake and onSession, so that the owner's `send`
-    // from inside onSession lands in this session, after the handshake.
-    const next: LinkState = { phase: 'connected', failures: current.failures, session, since: now() }
-    state = next
-    session.start()
     log.info(`connected to the reducer at ${target} (${opened.address}), session ${counters.connects}`)
-    callOwner('onSession', () => config.onSession({ connection: counters.connects, address: opened.address, port: config.port }))
-    return next
+    const handle: LinkSession = { send: (messages, at) => deliver(session, messages, at), flush: () => session.flush() }
+    return {
+      next: { phase: 'connected', failures: current.failures, session, since: clock.now() },
+      event: { type: 'connected', session: handle, connection: counters.connects, address: opened.address, port: config.port },
+    }
   }
 
-  async function connected(current: Extract<LinkState, { phase: 'connected' }>, signal: AbortSignal): Promise<LinkState> {
+  /** Closes the session cleanly (the link is stopping). */
+  async function shutdown(current: Extract<LinkState, { phase: 'connected' }>): Promise<DisconnectReason> {
+    await current.session.shutdown()
+    const uptimeMs = clock.now() - current.since
+    counters.disconnects.shutdown++
+    log.info(`closed the reducer connection (up ${uptimeMs} ms)`)
+    return { cause: 'shutdown', uptimeMs }
+  }
+
+  async function connected(current: Extract<LinkState, { phase: 'connected' }>, signal: AbortSignal): Promise<Step> {
     let onAbort = (): void => {}
     const stop = new Promise<undefined>((resolve) => {
       onAbort = () => resolve(undefined)
@@ -120,37 +148,32 @@ export function createReducerLink(options: LinkOptions, deps: LinkDeps = {}): Re
     })
     const end = await Promise.race([current.session.ended, stop])
     signal.removeEventListener('abort', onAbort)
-    const uptimeMs = now() - current.since
-    if (end === undefined) {
-      await current.session.shutdown()
-      counters.disconnects.shutdown++
-      log.info(`closed the reducer connection (up ${uptimeMs} ms)`)
-      callOwner('onDisconnect', () => config.onDisconnect({ cause: 'shutdown', uptimeMs }))
-      return { phase: 'stopped' }
-    }
+    if (end === undefined) return { next: { phase: 'stopped' }, event: { type: 'disconnected', reason: await shutdown(current) } }
+    const uptimeMs = clock.now() - current.since
     counters.disconnects[end.cause]++
     const reason: DisconnectReason = { cause: end.cause, uptimeMs, ...(end.error ? { error: end.error } : {}) }
     log.warn(`reducer session ended after ${uptimeMs} ms (${end.cause}): ${end.error?.message ?? ''}; reconnecting`)
-    callOwner('onDisconnect', () => config.onDisconnect(reason))
-    if (signal.aborted) return { phase: 'stopped' }
-    return backoff(uptimeMs >= config.backoffResetAfterMs ? 0 : current.failures)
+    if (signal.aborted) return { next: { phase: 'stopped' }, event: { type: 'disconnected', reason } }
+    if (uptimeMs < config.backoffResetAfterMs) return { next: retry(current.failures), event: { type: 'disconnected', reason } }
+    backoff.reset()
+    return { next: retry(0), event: { type: 'disconnected', reason } }
   }
 
   /** One transition: performs the current phase's work and returns the next state. */
-  async function step(current: LinkState, signal: AbortSignal): Promise<LinkState> {
-    if (signal.aborted && current.phase !== 'connected') return { phase: 'stopped' }
+  async function step(current: LinkState, signal: AbortSignal): Promise<Step> {
+    if (signal.aborted && current.phase !== 'connected') return { next: { phase: 'stopped' } }
     switch (current.phase) {
       case 'idle':
-        return { phase: 'connecting', failures: 0 }
+        return { next: { phase: 'connecting', failures: 0 } }
       case 'connecting':
         return connect(current, signal)
       case 'connected':
         return connected(current, signal)
       case 'backoff':
-        await sleep(current.delayMs, signal)
-        return signal.aborted ? { phase: 'stopped' } : { phase: 'connecting', failures: current.failures }
+        await sleep(clock, current.delayMs, signal)
+        return { next: signal.aborted ? { phase: 'stopped' } : { phase: 'connecting', failures: current.failures } }
       case 'stopped':
-        return current
+        return { next: current }
       default: {
         const never: never = current
         throw new Error(`unknown link state ${JSON.stringify(never)}`)
@@ -158,23 +181,28 @@ export function createReducerLink(options: LinkOptions, deps: LinkDeps = {}): Re
     }
   }
 
-  return {
-    async run(signal) {
-      if (running || state.phase !== 'idle') throw new Error('ReducerLink.run() can only be called once')
-      running = true
-      try {
-        while (state.phase !== 'stopped') state = await step(state, signal)
-      } finally {
-        if (state.phase === 'connected') await state.session.shutdown()
-        state = { phase: 'stopped' }
-        running = false
+  async function* run(signal: AbortSignal): AsyncGenerator<LinkEvent, void, undefined> {
+    if (running) throw new Error('ReducerLink.run(): the link is already running')
+    running = true
+    state = { phase: 'idle' }
+    backoff.reset()
+    try {
+      while (state.phase !== 'stopped') {
+        const { next, event } = await step(state, signal)
+        state = next
+        if (event) yield event
       }
-    },
-    send(messages, enqueuedAtMs) {
-      if (state.phase === 'connected' && state.session.send(messages, enqueuedAtMs)) return true
-      counters.droppedWhileDisconnected += messages.length
-      return false
-    },
+    } finally {
+      // The owner stopped iterating while a session was up.
+      if (state.phase === 'connected') await shutdown(state)
+      state = { phase: 'stopped' }
+      running = false
+    }
+  }
+
+  return {
+    run,
+    send: (messages, enqueuedAtMs) => deliver(state.phase === 'connected' ? state.session : undefined, messages, enqueuedAtMs),
     flush() {
       if (state.phase === 'connected') state.session.flush()
     },

@@ -46,7 +46,7 @@ export function createCounters(): LinkCounters {
     connects: 0,
     reconnects: 0,
     connectErrors: { dns: 0, timeout: 0, refused: 0, unreachable: 0, other: 0 },
-    disconnects: { peer_closed: 0, socket_error: 0, drain_timeout: 0, buffer_overflow: 0, shutdown: 0 },
+    disconnects: { peer_closed: 0, socket_error: 0, peer_silent: 0, buffer_overflow: 0, shutdown: 0 },
     messagesSent: 0,
     rawBytesSent: 0,
     wireBytesSent: 0,
@@ -81,7 +81,7 @@ export function registerLinkMetrics(registry: Registry, read: () => LinkStats): 
     labelNames: ['cause'],
     collect: () => byCause(read().connectErrors),
   })
-  registry.counter({ name: `${p}disconnects_total`, help: 'Ended reducer sessions by cause.', labelNames: ['cause'], collect: () => byCause(read().disconnects) })
+  registry.counter({ name: `${p}disconnects_total`, help: 'Ended reducer sessions by cause (peer_silent: the reducer acknowledged nothing for the silence limit).', labelNames: ['cause'], collect: () => byCause(read().disconnects) })
   counter('messages_sent_total', 'Messages written to the reducer socket.', (s) => s.messagesSent)
   counter('raw_bytes_sent_total', 'Uncompressed message bytes written to the reducer socket.', (s) => s.rawBytesSent)
   counter('wire_bytes_sent_total', 'Bytes written to the reducer socket (after LZ4).', (s) => s.wireBytesSent)

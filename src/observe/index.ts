@@ -1,5 +1,5 @@
 // Observability: the logger, rate-limited logging, Prometheus metrics and the health listener.
-export { configureLogger, logger, type LogFormat, type LogLevelName } from './log.ts'
+export { configureLogger, logger, LOG_LEVELS, type LogFormat, type LogLevelName } from './log.ts'
 export { createRateLimitedLog, type LogLevel, type LogSink, type RateLimitedLog, type RateLimitOptions } from './rate-limit.ts'
 export {
   createRegistry,

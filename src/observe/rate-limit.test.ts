@@ -1,5 +1,6 @@
 // Rate-limited logging: one line per key and interval, with the suppressed count.
 import { describe, expect, it } from 'vitest'
+import { createFakeClock } from '../../e2e/harness/fake-clock.ts'
 import { createRateLimitedLog, type LogSink } from './rate-limit.ts'
 
 function recordingSink(): LogSink & { lines: Array<[string, unknown[]]> } {
@@ -9,17 +10,17 @@ function recordingSink(): LogSink & { lines: Array<[string, unknown[]]> } {
 }
 
 describe('rate-limited log', () => {
-  it('writes a key at most once per interval and reports the repeats it suppressed', () => {
-    let t = 1_000
+  it('writes a key at most once per interval and reports the repeats it suppressed', async () => {
+    const clock = createFakeClock(1_000)
     const sink = recordingSink()
-    const rl = createRateLimitedLog(sink, { intervalMs: 100, now: () => t })
+    const rl = createRateLimitedLog(sink, { intervalMs: 100, clock })
     expect(rl.warn('k', 'shortened a field', { uid: 'a' })).toBe(true)
-    t += 10
+    await clock.advance(10)
     expect(rl.warn('k', 'shortened a field')).toBe(false)
-    t += 89
+    await clock.advance(89)
     expect(rl.warn('k', 'shortened a field')).toBe(false)
     expect(rl.suppressed('k')).toBe(2)
-    t += 1
+    await clock.advance(1)
     expect(rl.warn('k', 'shortened a field', 'x')).toBe(true)
     expect(sink.lines).toEqual([
       ['warn', ['shortened a field', { uid: 'a' }]],
@@ -30,7 +31,7 @@ describe('rate-limited log', () => {
 
   it('limits keys independently and at the requested level', () => {
     const sink = recordingSink()
-    const rl = createRateLimitedLog(sink, { intervalMs: 1_000, now: () => 0 })
+    const rl = createRateLimitedLog(sink, { intervalMs: 1_000, clock: createFakeClock(0) })
     rl.error('a', 'A')
     rl.info('b', 'B')
     rl.error('a', 'A')
@@ -40,11 +41,21 @@ describe('rate-limited log', () => {
 
   it('forgets the least recently written keys beyond maxKeys', () => {
     const sink = recordingSink()
-    const rl = createRateLimitedLog(sink, { intervalMs: 1_000, maxKeys: 2, now: () => 0 })
+    const rl = createRateLimitedLog(sink, { intervalMs: 1_000, maxKeys: 2, clock: createFakeClock(0) })
     rl.warn('a', 'A')
     rl.warn('b', 'B')
     rl.warn('c', 'C') // evicts a
     expect(rl.warn('a', 'A')).toBe(true)
     expect(rl.warn('c', 'C')).toBe(false)
+  })
+
+  it('writes a forgotten key at once, without the count of what it suppressed before', async () => {
+    const sink = recordingSink()
+    const rl = createRateLimitedLog(sink, { intervalMs: 1_000, clock: createFakeClock(0) })
+    rl.warn('a', 'A')
+    rl.warn('a', 'A')
+    rl.forget('a')
+    expect(rl.warn('a', 'A')).toBe(true)
+    expect(sink.lines.map(([, args]) => args[0])).toEqual(['A', 'A'])
   })
 })

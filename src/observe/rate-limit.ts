@@ -1,5 +1,6 @@
 // Rate-limited logging: the same key is logged at most once per interval, and the next line that
 // gets through says how many repeats were suppressed (style.md §7: nothing swallowed silently).
+import { systemClock, type Clock } from '../util/clock.ts'
 
 /** The logger methods used (a consola instance, or `logger.withTag('…')`, fits). */
 export interface LogSink {
@@ -16,7 +17,9 @@ export interface RateLimitOptions {
   readonly intervalMs?: number
   /** Keys remembered at most; the least recently logged are forgotten first. Default 1,000. */
   readonly maxKeys?: number
-  /** Clock in ms (injected for tests). Default `Date.now`. */
+  /** The clock the interval is measured on. Default: the system clock. */
+  readonly clock?: Pick<Clock, 'now'>
+  /** @deprecated `clock.now` as src/link/link.ts still passes it; goes when the link passes `clock`. */
   readonly now?: () => number
 }
 
@@ -33,6 +36,8 @@ export interface RateLimitedLog {
   debug(key: string, message: string, ...args: unknown[]): boolean
   /** Repeats suppressed so far for `key` since its last written line. */
   suppressed(key: string): number
+  /** Forgets `key`, so that its next line is written at once (a new episode: something else happened in between). */
+  forget(key: string): void
 }
 
 interface KeyState {
@@ -40,16 +45,17 @@ interface KeyState {
   suppressed: number
 }
 
+/** A rate-limited log writing to `sink` (see {@link RateLimitOptions} for the interval and the clock). */
 export function createRateLimitedLog(sink: LogSink, opts: RateLimitOptions = {}): RateLimitedLog {
   const intervalMs = opts.intervalMs ?? 60_000
   const maxKeys = Math.max(1, opts.maxKeys ?? 1_000)
-  const now = opts.now ?? Date.now
+  const clock = opts.clock ?? (opts.now ? { now: opts.now } : systemClock)
   // Map iteration order = insertion order: re-inserting on every written line keeps the least
   // recently logged key first, which is the one evicted.
   const keys = new Map<string, KeyState>()
 
   function log(level: LogLevel, key: string, message: string, ...args: unknown[]): boolean {
-    const t = now()
+    const t = clock.now()
     const known = keys.get(key)
     if (known && t - known.lastAt < intervalMs) {
       known.suppressed++
@@ -70,5 +76,6 @@ export function createRateLimitedLog(sink: LogSink, opts: RateLimitOptions = {})
     info: (key, message, ...args) => log('info', key, message, ...args),
     debug: (key, message, ...args) => log('debug', key, message, ...args),
     suppressed: (key) => keys.get(key)?.suppressed ?? 0,
+    forget: (key) => void keys.delete(key),
   }
 }

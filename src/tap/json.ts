@@ -1,5 +1,6 @@
 // Turning wire values into JSON-friendly ones: bigint, IPv4 u32, wire enums with their names.
 import { formatIpv4 } from '../model/convert.ts'
+import { ownerKindName as nameOfOwnerKind } from '../model/owner-kinds.ts'
 
 /** A u64 as a JSON number when exact, else as a decimal string. */
 export function u64Json(v: bigint): number | string {
@@ -11,18 +12,9 @@ export function ipJson(ip: number): string {
   return formatIpv4(ip)
 }
 
-const OWNER_KIND_NAMES: Record<number, string> = {
-  0: 'ReplicaSet',
-  1: 'Deployment',
-  2: 'Job',
-  3: 'CronJob',
-  254: 'NoOwner',
-  255: 'Other',
-}
-
 /** Name of an `owner_kind` code (docs/protocol.md §3); unknown codes as `kind-N`. */
 export function ownerKindName(code: number): string {
-  return OWNER_KIND_NAMES[code] ?? `kind-${code}`
+  return nameOfOwnerKind(code) ?? `kind-${code}`
 }
 
 const CLOUD_PLATFORMS: Record<number, string> = { 0: 'unknown', 1: 'aws', 2: 'gcp' }

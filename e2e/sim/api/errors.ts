@@ -83,10 +83,47 @@ export const errors = {
     new SimApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds }),
   internal: (message: string) =>
     new SimApiError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
+  serviceUnavailable: (retryAfterSeconds?: number) =>
+    new SimApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request',
+      retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined),
+  timeout: (retryAfterSeconds?: number) =>
+    new SimApiError(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout',
+      retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined),
   tooLargeResourceVersion: (requested: number, current: number) =>
     new SimApiError(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`, {
       causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1,
     }),
+}
+
+/** One field error of a 422 (apimachinery field.Error). */
+export interface FieldError {
+  readonly type: 'Required value' | 'Invalid value' | 'Forbidden'
+  readonly field: string
+  /** Shown for Invalid value (Go's %v of the value: strings quoted). */
+  readonly value?: unknown
+  readonly detail?: string
+}
+
+/** A 422 Invalid carrying every field error, worded as the API server aggregates them. */
+export function fieldErrors(kind: string, group: string, name: string, errs: readonly FieldError[]): SimApiError {
+  const bodies = errs.map((e) => {
+    let body: string = e.type
+    if (e.type === 'Invalid value') body += `: ${goValue(e.value)}`
+    if (e.detail) body += `: ${e.detail}`
+    return { e, body }
+  })
+  const texts = bodies.map(({ e, body }) => `${e.field}: ${body}`)
+  const message = `${kind}${group ? '.' + group : ''} "${name}" is invalid: ${texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`}`
+  return new SimApiError(422, 'Invalid', message, {
+    name, ...(group ? { group } : {}), kind,
+    causes: bodies.map(({ e, body }) => ({ reason: causeReason(e.type), message: body, field: e.field })),
+  })
+}
+
+function goValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v)
+  if (v === undefined || v === null) return 'null'
+  return typeof v === 'object' ? JSON.stringify(v) : String(v)
 }
 
 function causeReason(type: string): string {

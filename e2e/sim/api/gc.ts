@@ -36,7 +36,7 @@ export function startGarbageCollector(store: ObjectStore, api: ObjectApi): () =>
   const terminateNamespace = (ns: string) => {
     let remaining = 0
     for (const r of RESOURCES) {
-      if (!r.namespaced) continue
+      if (!r.namespaced || r.storageGroup !== undefined) continue
       for (const e of store.entries(r, ns)) {
         remaining++
         if (!e.obj.metadata.deletionTimestamp) tryDelete(() => api.delete(r, ns, e.name))

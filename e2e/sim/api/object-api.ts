@@ -6,8 +6,12 @@ import { errors } from './errors.ts'
 import { applyCreateDefaults } from './defaults.ts'
 import { validateObject } from './validate.ts'
 import { clone, deepEqual, fieldsV1, managedFieldsEntry, newUid, orderObject, randomSuffix, timestamp } from './meta.ts'
+import { appliedFieldSet, mergeApplied } from './apply.ts'
+import { decodeBody, decodePatched, type DecodeOptions } from './decode.ts'
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch.ts'
-import { objectKey, resourceByPlural, type ResourceInfo } from './resources.ts'
+import { objectKey, resourceByPlural, storageOf, type ResourceInfo } from './resources.ts'
+import { resourceType } from './schema/index.ts'
+import { toStorage, toView } from './views.ts'
 
 export interface WriteOptions {
   /** Namespace from the URL (namespaced kinds); the body's must agree. */
@@ -18,6 +22,10 @@ export interface WriteOptions {
   fieldManager?: string
   /** 'status': only status changes; 'all': internal writers (controllers) change spec, metadata and status at once. */
   subresource?: 'status' | 'all'
+  /** Decode the body as the API server does (HTTP writes): types, times, unknown fields per fieldValidation. */
+  decode?: DecodeOptions
+  /** Server-side apply: the applied field set, recorded as the manager's Apply entry in managedFields. */
+  applied?: Record<string, unknown>
 }
 
 export type PatchType = 'merge' | 'strategic' | 'json'
@@ -40,13 +48,20 @@ const PROTECTED_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deleti
 export class ObjectApi {
   constructor(readonly store: ObjectStore, private readonly gracefulPods: () => boolean) {}
 
+  /** The stored object (for a view resource such as events.k8s.io, the stored core/v1 one). */
   get(r: ResourceInfo, namespace: string | undefined, name: string): Entry | undefined {
-    return this.store.get(r, objectKey(r, namespace, name))
+    return this.store.get(storageOf(r), objectKey(r, namespace, name))
   }
 
-  /** POST: names (generateName), uid, timestamps, defaults, managedFields; 409 if it exists. */
+  /**
+   * POST: names (generateName), uid, timestamps, defaults, managedFields; 409 if it exists. `r` is
+   * the resource written through (its rules apply); the object is stored as its storage resource.
+   */
   create(r: ResourceInfo, body: any, opts: WriteOptions = {}): Entry {
     checkType(r, body)
+    if (opts.decode) body = decodeBody(r, body, opts.decode)
+    body = toStorage(r, body)
+    const s = storageOf(r)
     const meta: Record<string, any> = { ...(body.metadata ?? {}) }
     const namespace = r.namespaced ? this.#namespaceOf(meta, opts) : undefined
     if (namespace !== undefined) {
@@ -59,25 +74,27 @@ export class ObjectApi {
     }
     if (!meta.name && meta.generateName) {
       do meta.name = meta.generateName + randomSuffix(5)
-      while (this.store.get(r, objectKey(r, namespace, meta.name)))
+      while (this.store.get(s, objectKey(r, namespace, meta.name)))
     }
     if (!meta.name) throw errors.invalid(r.kind, '', 'metadata.name', 'Required value', 'name or generateName is required', r.group || undefined)
     const key = objectKey(r, namespace, meta.name)
-    if (this.store.get(r, key)) throw errors.alreadyExists(r, meta.name)
+    if (this.store.get(s, key)) throw errors.alreadyExists(r, meta.name)
     for (const k of ['resourceVersion', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'managedFields', 'selfLink']) delete meta[k]
     meta.uid = newUid()
     meta.creationTimestamp = timestamp()
     if (r.hasGeneration) meta.generation = 1
     const input = clone({ ...body, metadata: meta })
-    const obj = applyCreateDefaults(r, input)
+    const obj = applyCreateDefaults(s, input)
     validateObject(r, obj)
-    obj.metadata.managedFields = [managedFieldsEntry(opts.fieldManager ?? 'sim', r.apiVersion, ownedFields(obj))]
-    return this.store.insert(r, key, orderObject(obj)).entry
+    obj.metadata.managedFields = [managedEntry(opts, r.apiVersion, opts.applied ?? ownedFields(obj))]
+    return this.store.insert(s, key, orderObject(obj)).entry
   }
 
   /** PUT (optionally the status subresource): 409 on a stale resourceVersion; no event when nothing changed. */
   update(r: ResourceInfo, body: any, opts: WriteOptions = {}): Entry {
     checkType(r, body)
+    if (opts.decode) body = decodeBody(r, body, opts.decode)
+    body = toStorage(r, body)
     const name = opts.name ?? body.metadata?.name
     if (!name) throw errors.invalid(r.kind, '', 'metadata.name', 'Required value', 'name is required', r.group || undefined)
     if (opts.name && body.metadata?.name && body.metadata.name !== opts.name) {
@@ -87,21 +104,45 @@ export class ObjectApi {
     if (opts.namespace && body.metadata?.namespace && body.metadata.namespace !== opts.namespace) {
       throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request')
     }
-    const cur = this.store.get(r, objectKey(r, namespace, name))
+    const cur = this.get(r, namespace, name)
     if (!cur) throw errors.notFound(r, name)
     const rv = body.metadata?.resourceVersion
     if (rv && rv !== cur.obj.metadata.resourceVersion) throw errors.conflict(r, name)
     return this.#write(r, cur, clone(body), opts)
   }
 
-  /** PATCH: merge, strategic (approximated) or JSON patch on the current object, then an update. */
+  /** PATCH: merge, strategic (approximated) or JSON patch on the current object as `r` shows it, then an update. */
   patch(r: ResourceInfo, namespace: string | undefined, name: string, type: PatchType, patch: any, opts: WriteOptions = {}): Entry {
     const cur = this.get(r, namespace, name)
     if (!cur) throw errors.notFound(r, name)
-    const base = cur.obj
-    const next = type === 'json' ? jsonPatch(base, patch) : type === 'strategic' ? strategicMergePatch(base, patch) : mergePatch(base, patch)
+    const base = toView(r, cur.obj)
+    let next = type === 'json' ? jsonPatch(base, patch) : type === 'strategic' ? strategicMergePatch(base, patch) : mergePatch(base, patch)
+    if (opts.decode) next = decodePatched(r, next, opts.decode)
     if (next?.metadata?.resourceVersion && next.metadata.resourceVersion !== base.metadata.resourceVersion) throw errors.conflict(r, name)
-    return this.#write(r, cur, clone(next), opts)
+    return this.#write(r, cur, toStorage(r, clone(next)), opts)
+  }
+
+  /**
+   * Server-side apply (PATCH application/apply-patch+yaml): creates the object when absent, else merges
+   * the applied fields into it and drops the fields this manager applied before and no longer does.
+   * Approximated: no conflicts between managers (as if `force` were always true).
+   */
+  apply(r: ResourceInfo, namespace: string | undefined, name: string, body: any, opts: WriteOptions & { fieldManager: string }): Entry {
+    checkType(r, body)
+    if (!body.apiVersion || !body.kind) throw errors.badRequest('an apply patch must set apiVersion and kind')
+    if (body.metadata?.name !== undefined && body.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`)
+    }
+    if (opts.decode) body = decodeBody(r, body, opts.decode)
+    const root = resourceType(r)
+    const applied = appliedFieldSet(root, body)
+    const cur = this.get(r, namespace, name)
+    if (!cur) return this.create(r, { ...body, metadata: { ...body.metadata, name } }, { ...opts, decode: undefined, namespace, applied })
+    const live = toView(r, cur.obj)
+    const previous = (live.metadata.managedFields ?? []).find((m: any) => m.manager === opts.fieldManager && m.operation === 'Apply' && !m.subresource)
+    const next = mergeApplied(root, live, body, previous?.fieldsV1, applied)
+    if (body.metadata?.resourceVersion && body.metadata.resourceVersion !== live.metadata.resourceVersion) throw errors.conflict(r, name)
+    return this.#write(r, cur, toStorage(r, clone(next)), { ...opts, applied })
   }
 
   /** DELETE: scheduled pods and objects with finalizers only get a deletionTimestamp; others are removed. */
@@ -113,20 +154,20 @@ export class ObjectApi {
     if (r.kind === 'Namespace') {
       if (meta.deletionTimestamp) return { entry: cur, gone: false }
       const next = { ...cur.obj, metadata: { ...meta, deletionTimestamp: timestamp() }, status: { phase: 'Terminating' } }
-      return { entry: this.store.replace(r, cur.key, orderObject(next)).entry, gone: false }
+      return { entry: this.store.replace(cur.resource, cur.key, orderObject(next)).entry, gone: false }
     }
     if (r.kind === 'Pod' && this.#gracefulPod(cur.obj) && opts.gracePeriodSeconds !== 0) {
       if (meta.deletionTimestamp) return { entry: cur, gone: false }
       const grace = opts.gracePeriodSeconds ?? cur.obj.spec?.terminationGracePeriodSeconds ?? 30
       const next = { ...cur.obj, metadata: { ...meta, deletionTimestamp: timestamp(Date.now() + grace * 1000), deletionGracePeriodSeconds: grace } }
-      return { entry: this.store.replace(r, cur.key, orderObject(next)).entry, gone: false }
+      return { entry: this.store.replace(cur.resource, cur.key, orderObject(next)).entry, gone: false }
     }
     if (meta.finalizers?.length) {
       if (meta.deletionTimestamp) return { entry: cur, gone: false }
       const next = { ...cur.obj, metadata: { ...meta, deletionTimestamp: timestamp(), deletionGracePeriodSeconds: 0 } }
-      return { entry: this.store.replace(r, cur.key, orderObject(next)).entry, gone: false }
+      return { entry: this.store.replace(cur.resource, cur.key, orderObject(next)).entry, gone: false }
     }
-    return { entry: this.store.remove(r, cur.key)!.entry, gone: true }
+    return { entry: this.store.remove(cur.resource, cur.key)!.entry, gone: true }
   }
 
   #namespaceOf(meta: Record<string, any>, opts: WriteOptions): string {
@@ -158,25 +199,27 @@ export class ObjectApi {
         next = { ...body, metadata: meta }
       } else {
         next = { ...body, metadata: meta }
-        if (r.subresources.includes('status') || old.status !== undefined) next.status = old.status
+        if (cur.resource.subresources.includes('status') || old.status !== undefined) next.status = old.status
       }
     }
-    if (r.hasGeneration && !deepEqual(old.spec, next.spec)) next.metadata.generation = (old.metadata.generation ?? 0) + 1
+    const s = cur.resource
+    if (s.hasGeneration && !deepEqual(old.spec, next.spec)) next.metadata.generation = (old.metadata.generation ?? 0) + 1
     next.metadata.managedFields = old.metadata.managedFields
     next.metadata.resourceVersion = old.metadata.resourceVersion
     delete (next as any).kind
     delete (next as any).apiVersion
     if (deepEqual(old, next)) return cur
-    validateObject(r, next)
+    validateObject(r, next, old)
     const manager = opts.fieldManager ?? 'sim'
     const sub = opts.subresource === 'status' ? 'status' : undefined
-    const owned = sub ? fieldsV1({ status: next.status }) : ownedFields(next)
-    const others = (old.metadata.managedFields ?? []).filter((m: any) => m.manager !== manager || m.subresource !== sub)
-    next.metadata.managedFields = [...others, managedFieldsEntry(manager, r.apiVersion, owned, sub)]
-    const entry = this.store.replace(r, cur.key, orderObject(next)).entry
+    const owned = opts.applied ?? (sub ? fieldsV1({ status: next.status }) : ownedFields(next))
+    const operation = opts.applied ? 'Apply' : 'Update'
+    const others = (old.metadata.managedFields ?? []).filter((m: any) => m.manager !== manager || m.subresource !== sub || m.operation !== operation)
+    next.metadata.managedFields = [...others, managedEntry(opts, r.apiVersion, owned, sub)]
+    const entry = this.store.replace(s, cur.key, orderObject(next)).entry
     const finalizersCleared = old.metadata.finalizers?.length && !next.metadata.finalizers?.length
     if (finalizersCleared && next.metadata.deletionTimestamp && !(r.kind === 'Pod' && this.#gracefulPod(next))) {
-      return this.store.remove(r, cur.key)!.entry
+      return this.store.remove(s, cur.key)!.entry
     }
     return entry
   }
@@ -188,6 +231,12 @@ export class ObjectApi {
       this.store.replace(dep.resource, dep.key, orderObject({ ...dep.obj, metadata: meta }))
     }
   }
+}
+
+/** The managedFields entry of a write: an Apply of the applied fields, or an Update. */
+function managedEntry(opts: WriteOptions, apiVersion: string, fields: Record<string, unknown>, subresource?: string): Record<string, unknown> {
+  const entry = managedFieldsEntry(opts.fieldManager ?? 'sim', apiVersion, fields, subresource)
+  return opts.applied ? { ...entry, operation: 'Apply' } : entry
 }
 
 /** The fields a writer owns: metadata labels/annotations/owners/finalizers and the spec (status is the kubelet's/controllers'). */

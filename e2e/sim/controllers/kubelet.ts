@@ -139,9 +139,21 @@ export function kubelet(env: ControllerEnv): { reconcile: Reconcile; released(po
     if (q) deleteObject(env, q, { gracePeriodSeconds: 0 })
   }
 
+  /** Marks a pod's IP as used: pods restored from saved state or bulk-created keep theirs. */
+  const claim = (pod: Entry) => {
+    const ip: string | undefined = pod.obj.status?.podIP
+    if (!ip || pod.obj.spec?.hostNetwork) return
+    const parts = ip.split('.')
+    const node = Number(parts[2])
+    let used = ips.get(node)
+    if (!used) ips.set(node, (used = new Set()))
+    used.add(Number(parts[3]))
+  }
+
   const reconcile: Reconcile = (key) => {
     const pod = env.store.get(R.pods, key)
     if (!pod) return
+    claim(pod)
     const phase = pod.obj.status?.phase
     if (terminating(pod)) {
       if (pod.obj.spec?.nodeName) once(pod, 'stop', env.config.podStopDelayMs, () => stop(pod))

@@ -19,6 +19,12 @@ const EMPTY_BODY: Record<string, string> = {
   Lease: '"spec":{}',
 }
 
+/** Event kinds have no spec: their zero values per API group. */
+const EMPTY_EVENT: Record<string, string> = {
+  v1: '"involvedObject":{},"source":{},"firstTimestamp":null,"lastTimestamp":null,"eventTime":null,"reportingComponent":"","reportingInstance":""',
+  'events.k8s.io/v1': '"eventTime":null,"regarding":{},"deprecatedSource":{},"deprecatedFirstTimestamp":null,"deprecatedLastTimestamp":null',
+}
+
 /**
  * A BOOKMARK line at `rv`. `initialEventsEnd` adds the `k8s.io/initial-events-end` annotation that
  * ends a streaming list's snapshot (KEP-3157).
@@ -28,7 +34,7 @@ export function bookmarkLine(r: ResourceInfo, rv: number, meta: boolean, initial
   const metadata = `"metadata":{"resourceVersion":"${rv}"${annotations}}`
   const object = meta
     ? `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1",${metadata}}`
-    : `{"kind":"${r.kind}","apiVersion":"${r.apiVersion}",${metadata},${EMPTY_BODY[r.kind] ?? '"spec":{}'}}`
+    : `{"kind":"${r.kind}","apiVersion":"${r.apiVersion}",${metadata},${(r.kind === 'Event' ? EMPTY_EVENT[r.apiVersion] : EMPTY_BODY[r.kind]) ?? '"spec":{}'}}`
   return Buffer.from(`{"type":"BOOKMARK","object":${object}}\n`)
 }
 

@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http'
 import { errors } from '../api/errors.ts'
 import type { ResourceInfo } from '../api/resources.ts'
+import { viewEntry } from '../api/views.ts'
 import type { Entry } from '../store/entry.ts'
 import { decodeContinue, encodeContinue } from '../store/snapshots.ts'
 import type { ServerContext } from './context.ts'
@@ -57,7 +58,7 @@ export async function handleList(
   const head = rep === 'meta'
     ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"items":[`
     : `{"kind":"${r.kind}List","apiVersion":"${r.apiVersion}","metadata":${JSON.stringify(listMeta)},"items":[`
-  const bytes = rep === 'meta' ? (k: number) => items[k].metaBytes : (k: number) => items[k].itemBytes
+  const bytes = rep === 'meta' ? (k: number) => viewEntry(r, items[k]).metaBytes : (k: number) => viewEntry(r, items[k]).itemBytes
   await streamItems(res, head, items.length, bytes, ']}')
 }
 

@@ -1,5 +1,6 @@
 // Query-string options of list and watch requests (ListOptions), parsed and checked once.
 import { errors } from '../api/errors.ts'
+import type { ResourceInfo } from '../api/resources.ts'
 import { parseFieldSelector, parseLabelSelector, type Selector } from '../api/selectors.ts'
 
 export interface ListQuery {
@@ -18,10 +19,19 @@ export interface ListQuery {
   readonly hasSelector: boolean
 }
 
-const truthy = (v: string | null) => v === 'true' || v === '1'
+const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True'])
+const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False'])
 
-/** Parses ListOptions; malformed values are 400 BadRequest. */
-export function parseListQuery(q: URLSearchParams, watchPath: boolean): ListQuery {
+/** Parses the ListOptions of a request for `r`; malformed values are 400 BadRequest. */
+export function parseListQuery(q: URLSearchParams, watchPath: boolean, r: ResourceInfo): ListQuery {
+  // Go's strconv.ParseBool, as the API server's parameter codec: the Python client sends "True".
+  const bool = (name: string): boolean | undefined => {
+    const v = q.get(name)
+    if (v === null || v === '') return undefined
+    if (TRUE.has(v)) return true
+    if (FALSE.has(v)) return false
+    throw errors.badRequest(`invalid ${name} value: ${JSON.stringify(v)}: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`)
+  }
   const int = (name: string): number | undefined => {
     const v = q.get(name)
     if (v === null || v === '') return undefined
@@ -36,17 +46,16 @@ export function parseListQuery(q: URLSearchParams, watchPath: boolean): ListQuer
   const ls = q.get('labelSelector')
   if (ls) selectors.push(parseLabelSelector(ls))
   const fs = q.get('fieldSelector')
-  if (fs) selectors.push(parseFieldSelector(fs))
-  const sie = q.get('sendInitialEvents')
+  if (fs) selectors.push(parseFieldSelector(fs, r))
   return {
-    watch: watchPath || truthy(q.get('watch')),
+    watch: watchPath || bool('watch') === true,
     resourceVersion: int('resourceVersion'),
     resourceVersionMatch: rvMatch as ListQuery['resourceVersionMatch'],
     limit: int('limit'),
     continueToken: q.get('continue') || undefined,
-    allowWatchBookmarks: truthy(q.get('allowWatchBookmarks')),
+    allowWatchBookmarks: bool('allowWatchBookmarks') === true,
     timeoutSeconds: int('timeoutSeconds'),
-    sendInitialEvents: sie === null ? undefined : truthy(sie),
+    sendInitialEvents: bool('sendInitialEvents'),
     selector: selectors.length === 0 ? undefined : selectors.length === 1 ? selectors[0] : (o) => selectors.every((s) => s(o)),
     hasSelector: selectors.length > 0,
   }

@@ -8,7 +8,7 @@ const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-
 const MAX_BODY = 3 * 1024 * 1024
 
 /** Writes a complete JSON response. */
-export function sendJson(res: ServerResponse, status: number, body: string | Uint8Array, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: string | Uint8Array, headers: Record<string, string | string[]> = {}): void {
   if (res.headersSent) {
     res.destroy()
     return
@@ -22,7 +22,7 @@ export function sendJson(res: ServerResponse, status: number, body: string | Uin
 export function sendError(res: ServerResponse, err: unknown): void {
   const apiErr = err instanceof SimApiError ? err : errors.internal(err instanceof Error ? err.message : String(err))
   const headers: Record<string, string> = {}
-  if (apiErr.code === 429 || (apiErr.code === 504 && apiErr.details?.retryAfterSeconds)) {
+  if (apiErr.code === 429 || ((apiErr.code === 503 || apiErr.code === 504) && apiErr.details?.retryAfterSeconds !== undefined)) {
     headers['Retry-After'] = String(apiErr.details?.retryAfterSeconds ?? 1)
   }
   sendJson(res, apiErr.code, JSON.stringify(apiErr.toStatus()), headers)
@@ -77,6 +77,34 @@ export async function streamItems(
   res.end(Buffer.concat(parts))
 }
 
+/** Reads a YAML request body (an apply patch): JSON directly, other YAML through client-node's loader. */
+export async function readYamlBody(req: IncomingMessage): Promise<any> {
+  const text = (await readBytes(req)).toString('utf8')
+  if (!text.trim()) throw errors.badRequest('the body of an apply patch must not be empty')
+  try {
+    return JSON.parse(text)
+  } catch {
+    // Not JSON: real YAML (kubectl sends JSON, people with curl may not).
+  }
+  const { loadYaml } = await import('@kubernetes/client-node')
+  try {
+    return loadYaml(text)
+  } catch (err) {
+    throw errors.badRequest(`error decoding YAML: ${(err as Error).message}`)
+  }
+}
+
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += chunk.length
+    if (size > MAX_BODY) throw new SimApiError(413, 'RequestEntityTooLarge', 'the request body is too large')
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
 /**
  * Reads and parses a request body (undefined when empty): JSON, or a Kubernetes protobuf object
  * (kubectl's typed generators) decoded to its JSON shape; 400 on a bad body, 413 when too large.
@@ -88,14 +116,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<any> {
     req.resume()
     throw new SimApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, ${PROTOBUF_CONTENT_TYPE} (got ${type})`)
   }
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += chunk.length
-    if (size > MAX_BODY) throw new SimApiError(413, 'RequestEntityTooLarge', 'the request body is too large')
-    chunks.push(chunk as Buffer)
-  }
-  const bytes = Buffer.concat(chunks)
+  const bytes = await readBytes(req)
   if (protobuf) {
     if (bytes.length === 0) return undefined
     try {

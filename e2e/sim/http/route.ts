@@ -1,9 +1,10 @@
 // URL routing: which API path a request addresses (discovery, a resource collection/object/subresource, admin, health).
-import { resourceByPlural, type ResourceInfo } from '../api/resources.ts'
+import { resourceFor, type ResourceInfo } from '../api/resources.ts'
 
 export type Route =
   | { readonly type: 'discovery'; readonly path: string }
   | { readonly type: 'health' }
+  | { readonly type: 'openapi'; readonly path: string }
   | { readonly type: 'admin'; readonly segments: readonly string[] }
   | {
       readonly type: 'resource'
@@ -22,6 +23,7 @@ export function parseRoute(pathname: string): Route {
   const path = '/' + segs.join('/')
   if (['healthz', 'livez', 'readyz'].includes(segs[0] ?? '')) return { type: 'health' }
   if (segs[0] === 'sim') return { type: 'admin', segments: segs.slice(1) }
+  if (segs[0] === 'openapi') return { type: 'openapi', path }
   if (path === '/version' || path === '/api' || path === '/apis' || path === '/api/v1') return { type: 'discovery', path }
   let group: string
   let rest: string[]
@@ -46,8 +48,8 @@ export function parseRoute(pathname: string): Route {
   }
   if (rest.length === 0 || rest.length > 3) return { type: 'notFound' }
   const [plural, name, subresource] = rest
-  const resource = resourceByPlural(plural)
-  if (!resource || resource.group !== group) return { type: 'notFound' }
+  const resource = resourceFor(group, plural)
+  if (!resource) return { type: 'notFound' }
   if (namespace !== undefined && !resource.namespaced) return { type: 'notFound' }
   if (namespace === undefined && resource.namespaced && name !== undefined) return { type: 'notFound' }
   if (subresource !== undefined && !resource.subresources.includes(subresource as 'status' | 'scale')) return { type: 'notFound' }

@@ -43,6 +43,20 @@ const COLUMNS: Record<string, Column[]> = {
     age,
   ],
   Namespace: [name, { name: 'Status', type: 'string', cell: (o) => o.status?.phase ?? '' }, age],
+  Lease: [name, { name: 'Holder', type: 'string', cell: (o) => o.spec?.holderIdentity ?? '' }, age],
+  // printEvent: times fall back from lastTimestamp to firstTimestamp to eventTime, a series overrides both.
+  Event: [
+    { name: 'Last Seen', type: 'string', cell: (o, now) => o.series ? humanAge(o.series.lastObservedTime, now) : humanAge(o.lastTimestamp ?? o.firstTimestamp ?? o.eventTime, now) },
+    { name: 'Type', type: 'string', cell: (o) => o.type ?? '' },
+    { name: 'Reason', type: 'string', cell: (o) => o.reason ?? '' },
+    { name: 'Object', type: 'string', cell: (o) => `${String(o.involvedObject?.kind ?? '').toLowerCase()}${o.involvedObject?.name ? '/' + o.involvedObject.name : ''}` },
+    { name: 'Subobject', type: 'string', priority: 1, cell: (o) => o.involvedObject?.fieldPath ?? '' },
+    { name: 'Source', type: 'string', priority: 1, cell: eventSource },
+    { name: 'Message', type: 'string', cell: (o) => String(o.message ?? '').trim() },
+    { name: 'First Seen', type: 'string', priority: 1, cell: (o, now) => humanAge(o.firstTimestamp ?? o.eventTime, now) },
+    { name: 'Count', type: 'string', priority: 1, cell: (o) => o.series ? o.series.count : o.count || 1 },
+    { name: 'Name', type: 'string', priority: 1, format: 'name', cell: (o) => o.metadata.name },
+  ],
   Node: [
     name,
     { name: 'Status', type: 'string', cell: (o) => (o.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True') ? 'Ready' : 'NotReady' },
@@ -64,6 +78,13 @@ export function renderTable(kind: string, entries: readonly Entry[], listMeta: R
     object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: e.obj.metadata },
   }))
   return JSON.stringify({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, columnDefinitions, rows })
+}
+
+/** formatEventSource: the component (or reporting controller), then the host (or reporting instance). */
+function eventSource(o: any): string {
+  const component = o.source?.component || o.reportingComponent || ''
+  const host = o.source?.host || o.reportingInstance || ''
+  return host ? `${component}, ${host}` : component
 }
 
 function podStatus(o: any): string {

@@ -22,6 +22,8 @@ export interface WatchSpec {
   /** Server-side deadline (timeoutSeconds, or [1800, 3600) s). */
   readonly timeoutMs: number
   readonly bookmarkIntervalMs: number
+  /** The stored entry as the watched resource shows it (events.k8s.io views of core events). */
+  readonly view: (e: Entry) => Entry
 }
 
 type Item =
@@ -152,10 +154,10 @@ export class WatchStream implements WatchSink {
     while (this.#head < this.#queue.length && size < BATCH_BYTES) {
       const item = this.#queue[this.#head]
       if (item.t === 'initial') {
-        while (item.i < item.entries.length && size < BATCH_BYTES) add(item.entries[item.i++].watchLine('ADDED', this.spec.meta))
+        while (item.i < item.entries.length && size < BATCH_BYTES) add(this.spec.view(item.entries[item.i++]).watchLine('ADDED', this.spec.meta))
         if (item.i < item.entries.length) break
       } else {
-        add(item.t === 'bytes' ? item.bytes : item.entry.watchLine(item.type, this.spec.meta))
+        add(item.t === 'bytes' ? item.bytes : this.spec.view(item.entry).watchLine(item.type, this.spec.meta))
       }
       this.#head++
     }

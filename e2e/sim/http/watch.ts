@@ -3,6 +3,7 @@
 import type { ServerResponse } from 'node:http'
 import { errors, SimApiError } from '../api/errors.ts'
 import type { ResourceInfo } from '../api/resources.ts'
+import { viewEntry } from '../api/views.ts'
 import type { ServerContext } from './context.ts'
 import type { ListQuery } from './query.ts'
 import { startStream } from './respond.ts'
@@ -18,7 +19,7 @@ export function handleWatch(
     : (1800 + Math.random() * 1800) * 1000
   const stream = new WatchStream(res, {
     resource: r, namespace, selector: q.selector, meta, bookmarks: q.allowWatchBookmarks, timeoutMs,
-    bookmarkIntervalMs: ctx.config.bookmarkIntervalMs,
+    bookmarkIntervalMs: ctx.config.bookmarkIntervalMs, view: (e) => viewEntry(r, e),
   }, ctx.store, ctx.faults, (w) => {
     ctx.store.removeSink(r, w)
     ctx.watches.delete(w)

@@ -16,6 +16,7 @@ export class Entry {
   #object?: string
   #meta?: Buffer
   #lines?: Map<string, Buffer>
+  #view?: Entry
 
   constructor(
     readonly resource: ResourceInfo,
@@ -73,6 +74,16 @@ export class Entry {
       this.#lines.set(key, line)
     }
     return line
+  }
+
+  /**
+   * This version as another API group serves the same stored object (events.k8s.io/v1 Event of a
+   * core/v1 Event), converted once and cached like the serialisations.
+   */
+  as(resource: ResourceInfo, convert: (obj: KubeObject) => KubeObject): Entry {
+    if (resource === this.resource) return this
+    if (this.#view?.resource !== resource) this.#view = new Entry(resource, this.key, convert(this.obj), this.rv)
+    return this.#view
   }
 
   /** A deep copy with kind/apiVersion, for in-process callers. */

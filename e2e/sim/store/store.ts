@@ -1,6 +1,6 @@
 // The object store: one global resourceVersion counter, a table per resource, owner and uid indexes,
 // and synchronous fan-out of every committed change to watch sinks and in-process listeners.
-import { RESOURCES, type ResourceInfo } from '../api/resources.ts'
+import { objectKey, RESOURCES, type ResourceInfo } from '../api/resources.ts'
 import { Entry, type KubeObject } from './entry.ts'
 import { History, type EventType, type StoreEvent } from './history.ts'
 
@@ -33,6 +33,7 @@ export class ObjectStore {
   constructor(historyWindow: number, startRv = 0) {
     this.#rv = startRv
     for (const r of RESOURCES) {
+      if (r.storageGroup !== undefined) continue // served from another group's table
       this.#tables.set(r.plural, {
         resource: r, objects: new Map(), sortedKeys: null, history: new History(historyWindow, startRv), sinks: new Set(),
       })
@@ -72,6 +73,31 @@ export class ObjectStore {
     const out = new Array<Entry>(to - from)
     for (let i = from; i < to; i++) out[i - from] = table.objects.get(keys[i])!
     return out
+  }
+
+  /** Every object of every resource (state saving). */
+  *all(): Generator<Entry> {
+    for (const t of this.#tables.values()) yield* t.objects.values()
+  }
+
+  /**
+   * Loads saved objects, keeping their resourceVersions, into an empty store and sets the counter to
+   * `rv` (a restart from saved state: history starts there, nothing before it is resumable).
+   */
+  restore(objects: Iterable<{ resource: ResourceInfo; obj: KubeObject }>, rv: number): void {
+    if (this.#rv !== 0 || [...this.#tables.values()].some((t) => t.objects.size)) throw new Error('restore needs an empty store')
+    for (const { resource, obj } of objects) {
+      const table = this.#table(resource)
+      const key = objectKey(resource, obj.metadata.namespace, obj.metadata.name)
+      const entry = new Entry(table.resource, key, obj, Number(obj.metadata.resourceVersion))
+      table.objects.set(key, entry)
+      table.sortedKeys = null
+      this.#byUid.set(entry.uid, entry)
+      this.#reindexOwners(table.resource.plural + '|' + key, undefined, obj)
+      if (entry.rv > rv) rv = entry.rv
+    }
+    this.#rv = rv
+    for (const t of this.#tables.values()) t.history.reset(rv)
   }
 
   /** Objects whose ownerReferences name `uid`, optionally of one resource. */

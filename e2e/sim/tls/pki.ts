@@ -7,11 +7,15 @@ x509.cryptoProvider.set(globalThis.crypto)
 /** PEM material of one run. */
 export interface Pki {
   readonly caCert: string
+  readonly caKey: string
   readonly serverCert: string
   readonly serverKey: string
   readonly clientCert: string
   readonly clientKey: string
 }
+
+/** The subject CN of the admin client certificate; the server accepts no other certificate. */
+export const ADMIN_CN = 'sim-admin'
 
 const EC = { name: 'ECDSA', namedCurve: 'P-256' } as const
 const SIGN = { name: 'ECDSA', hash: 'SHA-256' } as const
@@ -41,9 +45,10 @@ export async function generatePki(host: string): Promise<Pki> {
     names.push(/^[\d.]+$|:/.test(host) ? { type: 'ip', value: host } : { type: 'dns', value: host })
   }
   const server = await leaf(ca, caKeys, 'CN=kube-apiserver', x509.ExtendedKeyUsage.serverAuth, notBefore, notAfter, names)
-  const client = await leaf(ca, caKeys, 'CN=sim-admin, O=system:masters', x509.ExtendedKeyUsage.clientAuth, notBefore, notAfter)
+  const client = await leaf(ca, caKeys, `CN=${ADMIN_CN}, O=system:masters`, x509.ExtendedKeyUsage.clientAuth, notBefore, notAfter)
+  const caKey = x509.PemConverter.encode(await crypto.subtle.exportKey('pkcs8', caKeys.privateKey), 'PRIVATE KEY')
   return {
-    caCert: ca.toString('pem'),
+    caCert: ca.toString('pem'), caKey,
     serverCert: server.cert, serverKey: server.key,
     clientCert: client.cert, clientKey: client.key,
   }

@@ -1,0 +1,70 @@
+// apimachinery meta/v1 types every kind shares (ObjectMeta, selectors, owner references, managed fields).
+import { definePackage } from './dsl.ts'
+
+export const META = definePackage('meta', {
+  ObjectMeta: {
+    _: 'Metadata that all persisted resources must have.',
+    name: 'string | Unique name within a namespace. Cannot be updated.',
+    generateName: 'string | Prefix the server uses to generate a unique name when name is not given.',
+    namespace: 'string | The namespace the object lives in; empty for cluster-scoped kinds.',
+    selfLink: 'string | Deprecated, not set by the server.',
+    uid: 'string | Unique identifier set by the server on creation.',
+    resourceVersion: 'string | Opaque version of the object for optimistic concurrency and watches.',
+    generation: 'int64 | Sequence number of the desired state, set by the server.',
+    creationTimestamp: 'time | When the server created the object.',
+    deletionTimestamp: 'time | When the object will be deleted; set by the server on a graceful delete.',
+    deletionGracePeriodSeconds: 'int64 | Seconds allowed for the object to terminate gracefully.',
+    labels: '{}string | Key/value pairs to organise and select objects.',
+    annotations: '{}string | Unstructured key/value data for tools.',
+    ownerReferences: '[]OwnerReference~uid | Objects this one depends on; it is garbage collected when they are gone.',
+    finalizers: '[]string@set | Conditions that must be cleared before the object is removed.',
+    managedFields: '[]ManagedFieldsEntry | Which manager set which fields (server-side apply bookkeeping).',
+  },
+  OwnerReference: {
+    _: 'Enough information to identify an owning object in the same namespace.',
+    apiVersion: 'string! | API version of the owner.',
+    kind: 'string! | Kind of the owner.',
+    name: 'string! | Name of the owner.',
+    uid: 'string! | UID of the owner.',
+    controller: 'boolean | Whether the owner is the managing controller.',
+    blockOwnerDeletion: 'boolean | Whether the owner cannot be deleted (foreground) before this object.',
+  },
+  ManagedFieldsEntry: {
+    _: 'A workflow-id, a FieldSet and the group version of the resource it applies to.',
+    manager: 'string | The workflow managing these fields.',
+    operation: 'string | Apply or Update.',
+    apiVersion: 'string | Version of the resource the field set applies to.',
+    time: 'time | When the last change to these fields was made.',
+    fieldsType: 'string | Format of fieldsV1: FieldsV1.',
+    fieldsV1: 'any | The set of fields owned.',
+    subresource: 'string | The subresource the entry was written through.',
+  },
+  LabelSelector: {
+    _: 'A label query over a set of resources; the requirements are ANDed.',
+    matchLabels: '{}string | Labels that must all match.',
+    matchExpressions: '[]LabelSelectorRequirement | Requirements that must all match.',
+  },
+  ListMeta: {
+    _: 'Metadata of lists.',
+    continue: 'string | Token for the next page of a paginated list.',
+    remainingItemCount: 'int64 | Items left after this page (estimate).',
+    resourceVersion: 'string | The snapshot the list was read at; start a watch from it.',
+    selfLink: 'string | Deprecated, not set by the server.',
+  },
+  Status: {
+    _: 'The result of an operation that does not return an object.',
+    apiVersion: 'string', kind: 'string', metadata: 'ListMeta', status: 'string | Success or Failure.', message: 'string', reason: 'string',
+    details: 'StatusDetails', code: 'integer | HTTP status code.',
+  },
+  StatusDetails: {
+    _: 'Extended data of a Status.',
+    name: 'string', group: 'string', kind: 'string', uid: 'string', causes: '[]StatusCause', retryAfterSeconds: 'integer',
+  },
+  StatusCause: { _: 'One cause of a failure.', reason: 'string', message: 'string', field: 'string' },
+  LabelSelectorRequirement: {
+    _: 'A selector requirement: a key, an operator and values.',
+    key: 'string! | The label key.',
+    operator: 'string! | In, NotIn, Exists or DoesNotExist.',
+    values: '[]string | Values for In and NotIn.',
+  },
+})

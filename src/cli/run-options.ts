@@ -1,0 +1,94 @@
+// The options of `k8s-collector run`, one row each (docs/behaviour.md §4, §6, §7, §12), and the
+// configuration they resolve to. README.md's flag table is generated from this table.
+import { LOG_OPTIONS } from './log-options.ts'
+import { defaultKubeconfig, kubeconfigPath, type KubeconfigSource } from './kubeconfig-source.ts'
+import { computed, resolveOptions, type Check, type OptionInputs, type OptionTable, type Values } from './options.ts'
+import { boolean, formatHostPort, hostName, hostPort, integer, keyValues, text } from './value-types.ts'
+
+const seconds = (min: number, max: number) => integer({ min, max, hint: 'SECONDS', unit: 'seconds' })
+const count = (min: number, max: number) => integer({ min, max, hint: 'N' })
+const versionPart = integer({ min: 0, max: 0xffffffff, hint: 'N' })
+
+/** `run`'s options in help and README order; the rules across them are in RUN_CHECKS. */
+export const RUN_OPTIONS = {
+  intakeHost: { flag: 'intake-host', env: 'EBPF_NET_INTAKE_HOST', type: hostName, default: '127.0.0.1', help: 'reducer host; a DNS name is resolved on every connection attempt' },
+  intakePort: { flag: 'intake-port', env: 'EBPF_NET_INTAKE_PORT', type: integer({ min: 1, max: 65535, hint: 'PORT' }), default: '8000', help: 'reducer port' },
+  deleteTtlSecs: { flag: 'delete-ttl-secs', env: 'K8S_COLLECTOR_DELETE_TTL_SECS', type: seconds(0, 86_400), default: '60', help: 'how long a deleted ReplicaSet/Job stays resolvable' },
+  deleteCapacity: { flag: 'delete-capacity', env: 'K8S_COLLECTOR_DELETE_CAPACITY', type: count(0, 10_000_000), default: '10000', help: 'deleted owners kept at most (oldest dropped first)' },
+  waitingLimit: { flag: 'waiting-limit', env: 'K8S_COLLECTOR_WAITING_LIMIT', type: count(1, 10_000_000), default: '10000', help: 'pods waiting for their owner that force an owner relist and a new epoch' },
+  heartbeatIntervalSecs: {
+    flag: 'heartbeat-interval-sec',
+    env: 'K8S_COLLECTOR_HEARTBEAT_INTERVAL_SEC',
+    type: seconds(1, 25),
+    default: '2',
+    help: 'heartbeat and `collector_health` period (the reducer drops a connection silent for 30 s)',
+  },
+  reducerSilenceLimitSecs: {
+    flag: 'reducer-silence-limit-secs',
+    env: 'K8S_COLLECTOR_REDUCER_SILENCE_LIMIT_SECS',
+    type: seconds(5, 600),
+    default: '20',
+    help: 'drop the reducer connection when the reducer acknowledges nothing for this long while bytes wait (`peer_silent`)',
+  },
+  primingTimeoutSecs: { flag: 'priming-timeout-secs', env: 'K8S_COLLECTOR_PRIMING_TIMEOUT_SECS', type: seconds(1, 3600), default: '60', help: 'connect without a stream whose initial list has not completed by then' },
+  hostname: { flag: 'hostname', env: 'K8S_COLLECTOR_HOSTNAME', type: text('NAME', 'text'), default: computed('OS hostname', (ctx) => ctx.osHostname.trim()), help: '`connect.hostname` and `set_node_info.instance_id`' },
+  labels: { flag: 'label', type: keyValues({ key: 20, value: 40 }), default: '', help: 'sent as `set_config_label`, in the order given' },
+  majorVersion: { env: 'EBPF_NET_MAJOR_VERSION', type: versionPart, default: '0', help: '`version_info` sent to the reducer: major' },
+  minorVersion: { env: 'EBPF_NET_MINOR_VERSION', type: versionPart, default: '11', help: '`version_info`: minor (below 0.9.0 is a start-up error: the reducer would refuse it)' },
+  patchVersion: { env: 'EBPF_NET_PATCH_VERSION', type: versionPart, default: '0', help: '`version_info`: patch' },
+  kubeconfig: { flag: 'kubeconfig', env: 'KUBECONFIG', type: kubeconfigPath, default: defaultKubeconfig, help: 'how to reach the API server' },
+  apiSilenceLimitSecs: {
+    flag: 'api-silence-limit-secs',
+    env: 'K8S_COLLECTOR_API_SILENCE_LIMIT_SECS',
+    type: seconds(10, 600),
+    default: '30',
+    help: 'tear down a list or watch request that gets nothing from the API server for this long (`peer_silent`); watches ask the server to end them after ½ to ⅔ of it',
+  },
+  httpListen: { flag: 'http-listen', env: 'K8S_COLLECTOR_HTTP_LISTEN', type: hostPort, default: '0.0.0.0:8080', help: '`/healthz`, `/readyz` and `/metrics` listener' },
+  ...LOG_OPTIONS,
+  printConfig: { flag: 'print-config', type: boolean, default: 'false', help: 'print the effective configuration as JSON and exit' },
+} satisfies OptionTable
+
+type RunValues = Values<typeof RUN_OPTIONS>
+
+const RUN_CHECKS: readonly Check<typeof RUN_OPTIONS>[] = [
+  (v) => (v.hostname ? undefined : 'the OS hostname is empty; set --hostname'),
+  // The reducer refuses version_info below 0.9.0 (docs/protocol.md §1.4): fail at start-up instead.
+  (v, show) =>
+    v.majorVersion === 0 && v.minorVersion < 9
+      ? `collector version ${v.majorVersion}.${v.minorVersion}.${v.patchVersion} (${show('majorVersion')}, ${show('minorVersion')}) is below 0.9.0; the reducer would refuse it`
+      : undefined,
+]
+
+/** What `run` needs: the table's values, with the wire version as one field and the kubeconfig path for the loader. */
+export type CollectorConfig = Omit<RunValues, 'majorVersion' | 'minorVersion' | 'patchVersion' | 'kubeconfig' | 'printConfig'> & {
+  readonly version: { readonly major: number; readonly minor: number; readonly patch: number }
+  /** `--kubeconfig`, else unset: the loader reads `KUBECONFIG` (a list) and the defaults itself. */
+  readonly kubeconfig?: string
+  readonly kubeconfigSource: KubeconfigSource
+}
+
+/** Resolves `run`'s options; throws {@link ConfigError} listing every bad input. */
+export function resolveRunConfig(inputs: OptionInputs): { config: CollectorConfig; printConfig: boolean } {
+  const { majorVersion, minorVersion, patchVersion, kubeconfig, printConfig, ...rest } = resolveOptions(RUN_OPTIONS, inputs, RUN_CHECKS)
+  const config: CollectorConfig = {
+    ...rest,
+    version: { major: majorVersion, minor: minorVersion, patch: patchVersion },
+    ...(kubeconfig.source === 'flag' ? { kubeconfig: kubeconfig.path } : {}),
+    kubeconfigSource: kubeconfig,
+  }
+  return { config, printConfig }
+}
+
+/** `--print-config`'s JSON: the values as one would type them (labels `key=value`, listener `host:port`). */
+export function printableConfig(config: CollectorConfig): Record<string, unknown> {
+  const { kubeconfig: _flagPath, kubeconfigSource, ...rest } = config
+  const { major, minor, patch } = config.version
+  return {
+    ...rest,
+    labels: config.labels.map(([k, v]) => `${k}=${v}`),
+    httpListen: formatHostPort(config.httpListen),
+    version: `${major}.${minor}.${patch}`,
+    kubeconfig: kubeconfigSource,
+  }
+}
