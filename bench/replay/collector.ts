@@ -140,9 +140,14 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
   const httpPort = await freePort()
   const t0 = performance.now()
   const [command, ...prefix] = collectorArgv(opts.runtime ?? churnRuntime, opts.nodeArgs ?? [])
+  // The replay server keeps a watch open until the bench ends it (no history to resume from, so it
+  // ignores timeoutSeconds): the longest silence limit keeps idle watches open through a bench run.
   child = spawn(
     command!,
-    [...prefix, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(capture?.port ?? sink.port), '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn'],
+    [
+      ...prefix, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(capture?.port ?? sink.port),
+      '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn', '--api-silence-limit-secs', '600',
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'], cwd: dir },
   )
   const pid = child.pid!

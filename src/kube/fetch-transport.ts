@@ -1,7 +1,7 @@
 // The API server requests on Deno: fetch through a Deno.HttpClient holding the kubeconfig's TLS
 // material, bodies read into buffers of our own (BYOB). Deno's node:http(s) hands every socket read
 // to JavaScript as a new ArrayBuffer over a malloc'd block that lives until V8 collects it; at
-// 150k pods those blocks kept ~250 MB of RSS after the sync (bench/README.md, "Issue 16: Deno memory").
+// 150k pods glibc held ~300 MB of them after the sync (bench/README.md, "Issue 16: Deno memory").
 import type https from 'node:https'
 import type { BodyBuffers } from './body-buffers.ts'
 import { bodyReaders, type KubeResponse, type KubeSendOptions } from './client.ts'
