@@ -1,11 +1,11 @@
 // Benchmark (issue 4 "decode"): API response bytes → PodMeta through the watch layer's own path
-// (openWatch / fetchListPage over an in-memory response: for pods the byte-level scanner, scan.ts),
+// (openWatch / fetchListPage over an in-memory response: for pods the byte-level scanner, pod-scanner.ts),
 // beside the previous text path and plain TextDecoder + JSON.parse of the same bytes (the ceiling).
 // Target: within 1.3× of the ceiling.
 import { memoryClient } from '../e2e/harness/memory-client.ts'
 import { fetchListPage } from '../src/kube/list.ts'
 import { podsResource, type ResourceSpec } from '../src/kube/resources.ts'
-import { scanCounters } from '../src/kube/scan.ts'
+import { createModelContext } from '../src/model/context.ts'
 import { openWatch } from '../src/kube/watch.ts'
 import type { PodMeta } from '../src/model/types.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
@@ -111,7 +111,8 @@ async function best(runs: number, fn: () => Promise<number> | number): Promise<{
 }
 
 /** The pods resource without its byte-level scanner: the JSON.parse + podMetaOf path (for comparison). */
-const textPods: ResourceSpec<PodMeta> = { ...podsResource, scan: undefined }
+const pods = podsResource(createModelContext())
+const textPods: ResourceSpec<PodMeta> = { ...pods, scan: undefined }
 
 async function watchRun(spec: ResourceSpec<PodMeta>, chunks: Uint8Array[]): Promise<number> {
   const conn = await openWatch(memoryClient(chunks), spec, { streamingList: false, resourceVersion: '1', timeoutSeconds: 300, idleTimeoutMs: 600_000 })
@@ -130,8 +131,9 @@ export async function benchDecode(opts: BenchOptions): Promise<BenchSection> {
   const listItems = opts.quick ? 2_000 : 10_000
   const runs = opts.quick ? 5 : 7
   const enc = new TextEncoder()
-  const fallbacksBefore = scanCounters.fallbacks
-  const parsedBefore = scanCounters.parsedLines
+  const scanStats = pods.scan!.stats
+  const fallbacksBefore = scanStats.fallbacks
+  const parsedBefore = scanStats.parsedLines
 
   // Watch body: one compact {"type","object"} per line, as the API server streams it.
   const lines: string[] = []
@@ -139,7 +141,7 @@ export async function benchDecode(opts: BenchOptions): Promise<BenchSection> {
   const watchText = lines.join('\n') + '\n'
   const watchBytes = enc.encode(watchText)
   const watchChunks = chunked(watchBytes)
-  const watchOurs = await best(runs, () => watchRun(podsResource, watchChunks))
+  const watchOurs = await best(runs, () => watchRun(pods, watchChunks))
   const watchText0 = await best(runs, () => watchRun(textPods, watchChunks))
   const watchCeiling = await best(runs, () => {
     let n = 0
@@ -162,7 +164,7 @@ export async function benchDecode(opts: BenchOptions): Promise<BenchSection> {
   const listText = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '200000' }, items })
   const listBytes = enc.encode(listText)
   const listChunks = chunked(listBytes)
-  const listOurs = await best(runs, () => listRun(podsResource, listChunks))
+  const listOurs = await best(runs, () => listRun(pods, listChunks))
   const listText0 = await best(runs, () => listRun(textPods, listChunks))
   const listCeiling = await best(runs, () => (JSON.parse(new TextDecoder().decode(listBytes)) as { items: unknown[] }).items.length)
   const listParseOnly = await best(runs, () => (JSON.parse(listText) as { items: unknown[] }).items.length)
@@ -196,15 +198,15 @@ export async function benchDecode(opts: BenchOptions): Promise<BenchSection> {
       list_vs_ceiling_x: listRatio,
       list_vs_parse_only_x: ratio(listOurs.ms, listParseOnly.ms),
       list_text_path_vs_ceiling_x: ratio(listText0.ms, listCeiling.ms),
-      scan_fallbacks: scanCounters.fallbacks - fallbacksBefore,
-      scan_parsed_lines: scanCounters.parsedLines - parsedBefore,
+      scan_fallbacks: scanStats.fallbacks - fallbacksBefore,
+      scan_parsed_lines: scanStats.parsedLines - parsedBefore,
     },
     targets: [
       { name: 'watch body → PodMeta vs JSON.parse', value: watchRatio, limit: 1.3, op: '<=', unit: '×' },
       { name: 'list body → PodMeta vs JSON.parse', value: listRatio, limit: 1.3, op: '<=', unit: '×' },
     ],
     notes: [
-      `bodies in ${CHUNK / 1024} KiB chunks; ours = the byte path (watch.ts ByteLineFramer + scan.ts / list.ts bytes() + scan.ts): HTTP-body chunks → PodMeta`,
+      `bodies in ${CHUNK / 1024} KiB chunks; ours = the byte path (watch.ts ByteLineFramer + pod-scanner.ts / list.ts bytes() + pod-scanner.ts): HTTP-body chunks → PodMeta`,
       'text_path = the previous path on the same chunks (UTF-8 decode + line framing + JSON.parse + podMetaOf), kept for resources without a scanner',
       'ceiling (ratio base) = TextDecoder + JSON.parse of the same bytes (watch: decoded whole, each line parsed); parse_only = JSON.parse of already decoded text',
       'scan_fallbacks = bodies/lines the scanner rejected but JSON.parse accepted (JSON.parse result used); scan_parsed_lines = non-pod watch lines (BOOKMARK/ERROR) parsed by design',

@@ -8,7 +8,7 @@
 // memory system, not the core (see bench/README.md).
 import { createMessageWriter } from '../src/ingest/index.ts'
 import { createCollectorCore, type CollectorCore, type CoreStats } from '../src/match/index.ts'
-import { ownerMetaOf, podMetaOf, type PodMeta } from '../src/model/index.ts'
+import { createModelContext, ownerMetaOf, podMetaOf, type PodMeta } from '../src/model/index.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
 import { makeOwners, ownerObject, podObject, type ClusterShape } from './workload.ts'
 
@@ -35,17 +35,20 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
   const updatedJson = podJson.map((bytes, i) => (i % 3 === 0 ? json(podObject(shape, owners, i, 9_000_000 + i, 1)) : bytes))
   const ownerObjects = owners.map((o, i) => parse(json(ownerObject(o, 500 + i))))
   const config = { deleteTtlMs: 60_000, deleteCapacity: 10_000, waitingLimit: 1_000_000 }
+  // One model context for the section, as a collector process has one: later runs find its caches
+  // warm, and the heap per retained pod leaves them out.
+  const model = createModelContext()
 
   // Snapshot: owners listed, pods listed, first connection announces everything, encoded.
   const writer = createMessageWriter()
   // Figures only: the cores stay inside the calls, so nothing keeps them alive for the heap measurement.
   const snapshot = (use?: (core: CollectorCore) => void) => {
     heapUsed() // an earlier run's core is garbage: collected here, not inside a timed part
-    const c = createCollectorCore(config)
+    const c = createCollectorCore(config, model)
     let listMs = 0
     let t = performance.now()
     c.owners('ReplicaSet', { type: 'init' }, 0)
-    for (const o of ownerObjects) c.owners('ReplicaSet', { type: 'initApply', object: ownerMetaOf('ReplicaSet', o)! }, 0)
+    for (const o of ownerObjects) c.owners('ReplicaSet', { type: 'initApply', object: ownerMetaOf(model, 'ReplicaSet', o)! }, 0)
     c.owners('ReplicaSet', { type: 'initDone' }, 0)
     c.owners('Job', { type: 'init' }, 0)
     c.owners('Job', { type: 'initDone' }, 0)
@@ -55,14 +58,14 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
       const objects: unknown[] = []
       for (let k = k0; k < k0 + CHUNK && k < shape.pods; k++) objects.push(parse(podJson[k]!))
       t = performance.now()
-      for (const o of objects) c.pods({ type: 'initApply', object: podMetaOf(o, true)! }, 0)
+      for (const o of objects) c.pods({ type: 'initApply', object: podMetaOf(model, o, true)! }, 0)
       listMs += performance.now() - t
     }
     t = performance.now()
     c.pods({ type: 'initDone' }, 0)
     const listed = performance.now()
     listMs += listed - t
-    const msgs = c.connect(0)
+    const msgs = c.connect()
     for (const m of msgs) {
       writer.write(m, 1n)
       if (writer.length > 60_000) writer.take()
@@ -76,7 +79,7 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
   // Churn on a snapshot's core (built on a heap just collected, as the collector's is): status
   // updates (image change on a third of them), deletes and re-adds, connected. `steady`: a second
   // churn on the same core, after the first has given every pod an event since the LIST (the core
-  // describes a listed pod at its first event: src/match/core.ts); the images of that third change
+  // describes a listed pod at its first event: src/match/pod-store.ts); the images of that third change
   // back, the same deletes, the rest repeats.
   const churnEvents = opts.quick ? 50_000 : 300_000
   const churn = (core: CollectorCore, steady = false) => {
@@ -93,7 +96,7 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
       }
       const t0 = performance.now()
       const metas: PodMeta[] = []
-      for (const o of objects) metas.push(podMetaOf(o)!)
+      for (const o of objects) metas.push(podMetaOf(model, o)!)
       const t1 = performance.now()
       for (let j = 0; j < metas.length; j++) {
         const k = k0 + j
@@ -139,18 +142,18 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
   podJson.length = 0
   updatedJson.length = 0
   const build = (): CollectorCore => {
-    const core = createCollectorCore(config)
+    const core = createCollectorCore(config, model)
     for (const kind of ['ReplicaSet', 'Job'] as const) {
       core.owners(kind, { type: 'init' }, 0)
-      if (kind === 'ReplicaSet') for (const o of ownerObjects) core.owners(kind, { type: 'initApply', object: ownerMetaOf(kind, o)! }, 0)
+      if (kind === 'ReplicaSet') for (const o of ownerObjects) core.owners(kind, { type: 'initApply', object: ownerMetaOf(model, kind, o)! }, 0)
       core.owners(kind, { type: 'initDone' }, 0)
     }
     core.pods({ type: 'init' }, 0)
     for (let i = 0; i < shape.pods; i++) {
-      core.pods({ type: 'initApply', object: podMetaOf(parse(json(podObject({ ...shape, managedFields: false }, owners, i, 1000 + i))), true)! }, 0)
+      core.pods({ type: 'initApply', object: podMetaOf(model, parse(json(podObject({ ...shape, managedFields: false }, owners, i, 1000 + i))), true)! }, 0)
     }
     core.pods({ type: 'initDone' }, 0)
-    core.connect(0)
+    core.connect()
     return core
   }
   const before = heapUsed()
@@ -161,7 +164,7 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
   // The same pods after an event each (a status update that changes nothing): described.
   const describe = (core: CollectorCore): void => {
     for (let i = 0; i < shape.pods; i++) {
-      const sent = core.pods({ type: 'apply', object: podMetaOf(parse(json(podObject({ ...shape, managedFields: false }, owners, i, 2000 + i))))! }, 0)
+      const sent = core.pods({ type: 'apply', object: podMetaOf(model, parse(json(podObject({ ...shape, managedFields: false }, owners, i, 2000 + i))))! }, 0)
       if (sent.length > 0) throw new Error('an unchanged pod sent messages')
     }
   }

@@ -7,6 +7,7 @@ import { createKubeStreams } from '../../src/collector/streams.ts'
 import { createEventRecorder } from '../../src/events/index.ts'
 import { createKubeClient } from '../../src/kube/index.ts'
 import { createReducerLink, type ReducerLink } from '../../src/link/index.ts'
+import { createModelContext } from '../../src/model/index.ts'
 import { createRegistry, type Registry } from '../../src/observe/metrics.ts'
 import { startTap, type Tap } from '../../src/tap/index.ts'
 import { createFakeClock, type FakeClock } from '../harness/fake-clock.ts'
@@ -58,7 +59,7 @@ describe('collector events against the simulator', () => {
     const client = traceClient(createKubeClient({ kubeconfigPath: t.kubeconfig }), clock.now)
     const link = createReducerLink({ host: '127.0.0.1', port, hostname: self, heartbeatIntervalMs: 5_000 }, { registry, clock, random: () => 0.5 })
     const recorder = createEventRecorder({ self: { name: self, namespace: 'default', uid: pod.metadata.uid } }, { client, registry, clock, random: () => 0.5 })
-    const streams = createKubeStreams({ kubeconfig: t.kubeconfig, registry, signal: abort.signal })
+    const streams = createKubeStreams({ kubeconfig: t.kubeconfig, registry, signal: abort.signal, model: createModelContext() })
     const collector = createCollector({ deleteTtlSecs: 60, deleteCapacity: 100, waitingLimit: 1_000, primingTimeoutSecs: 60 }, { streams, registry, link, clock, events: recorder })
     const running = Promise.all([collector.run(abort.signal), recorder.run(abort.signal)])
     cleanup.push(async () => {

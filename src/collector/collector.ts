@@ -1,13 +1,14 @@
 // The collector: the watch streams feed the matching core, the core's messages go to the reducer
-// link; priming, tick timers, forced relists and readiness (docs/behaviour.md §6–§7).
+// link; priming, tick timers, forced relists, readiness and leadership terms (docs/behaviour.md §6–§7, §11).
 import { httpStatusOf, noEvents, type EventReporter, type Occurrence, type ReducerFailure } from '../events/index.ts'
 import type { IngestMessage } from '../ingest/index.ts'
 import type { LinkEvent, ReducerLink } from '../link/index.ts'
 import { createCollectorCore, type CollectorCore, type StreamName } from '../match/index.ts'
-import type { OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
+import { createModelContext, type ModelContext, type OwnerMeta, type PodMeta, type StreamEvent } from '../model/index.ts'
 import { logger } from '../observe/log.ts'
 import type { Registry } from '../observe/metrics.ts'
 import { sleep, systemClock, type Clock, type TimerHandle } from '../util/clock.ts'
+import type { Leadership } from './leadership.ts'
 
 /** One list/watch stream as the collector consumes it. */
 export interface CollectorStream<T> extends AsyncIterable<StreamEvent<T>> {
@@ -33,6 +34,13 @@ export interface CollectorDeps {
   /** The reducer link; the collector runs it once primed and follows its sessions. */
   readonly link: ReducerLink
   readonly registry: Registry
+  /**
+   * With leader election (§11): the link runs only during this replica's leadership terms, one
+   * `run` per term; without, it runs from priming to shutdown.
+   */
+  readonly leadership?: Leadership
+  /** The model caches, shared with the streams' converters. Default: a fresh set. */
+  readonly model?: ModelContext
   /** Clock and timers (event times, the priming timeout, the tick timer). Default: the system's. */
   readonly clock?: Clock
   /** Where the link's, the streams' and the epochs' news go as Kubernetes Events (docs/events.md). Default: nowhere. */
@@ -42,32 +50,46 @@ export interface CollectorDeps {
 export interface Collector {
   /** Runs until `signal` aborts; resolves once streams and link are closed. */
   run(signal: AbortSignal): Promise<void>
-  /** `/readyz`: primed and connected to the reducer (docs/behaviour.md §6). */
+  /** `/readyz`: primed and connected to the reducer (docs/behaviour.md §6), or primed and standby (§11). */
   readiness(): { ready: boolean; reason?: string }
   readonly core: CollectorCore
 }
 
 const STREAMS: readonly StreamName[] = ['pods', 'replicasets', 'jobs']
+/** The `type` label of k8s_collector_watch_events_total: the event vocabulary in snake_case, as Prometheus label values go. */
+const EVENT_TYPE_LABEL: Record<StreamEvent<unknown>['type'], string> = {
+  init: 'init',
+  initApply: 'init_apply',
+  initDone: 'init_done',
+  apply: 'apply',
+  delete: 'delete',
+  unavailable: 'unavailable',
+}
 
 export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Collector {
   const log = logger.withTag('collector')
   const clock = deps.clock ?? systemClock
   const link = deps.link
   const reporter = deps.events ?? noEvents
-  const core = createCollectorCore({
-    deleteTtlMs: opts.deleteTtlSecs * 1000,
-    deleteCapacity: opts.deleteCapacity,
-    waitingLimit: opts.waitingLimit,
-  })
+  const core = createCollectorCore(
+    {
+      deleteTtlMs: opts.deleteTtlSecs * 1000,
+      deleteCapacity: opts.deleteCapacity,
+      waitingLimit: opts.waitingLimit,
+    },
+    deps.model ?? createModelContext(),
+  )
 
   const events = deps.registry.counter({
     name: 'k8s_collector_watch_events_total',
-    help: 'Watch stream events consumed by the matching core, by stream and event type.',
+    help:
+      'Watch stream events consumed by the matching core, by stream and type: init (a list begins), init_apply (an object of the list), ' +
+      'init_done (the list is complete), apply (added or modified), delete, unavailable (403/404, docs/behaviour.md §3).',
     labelNames: ['stream', 'type'],
   })
   const relists = deps.registry.counter({
     name: 'k8s_collector_forced_relists_total',
-    help: 'Owner relists requested because the waiting limit was reached (docs/behaviour.md §6).',
+    help: 'Relists of both owner streams (ReplicaSets and Jobs) requested because the waiting limit was reached (docs/behaviour.md §6).',
   })
   registerCoreMetrics(deps.registry, core)
 
@@ -115,8 +137,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
   function onTick(): void {
     tickTimer = undefined
     tickAt = Infinity
-    const t = clock.now()
-    send(core.tick(t), t)
+    core.tick(clock.now())
     after()
   }
 
@@ -125,7 +146,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     switch (ev.type) {
       case 'connected': {
         const t = clock.now()
-        const msgs = core.connect(t)
+        const msgs = core.connect()
         log.info(`reducer session: epoch ${core.stats().epoch}, announcing ${core.stats().podsAnnounced} pods`)
         ev.session.send(msgs, t)
         outage = undefined
@@ -179,7 +200,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     const byType = new Map<string, { inc(): void }>()
     for await (const ev of stream) {
       let c = byType.get(ev.type)
-      if (!c) byType.set(ev.type, (c = events.labels(name, ev.type)))
+      if (!c) byType.set(ev.type, (c = events.labels(name, EVENT_TYPE_LABEL[ev.type])))
       c.inc()
       const t = clock.now()
       if (ev.type === 'unavailable') log.warn(`${name}: unavailable (${ev.reason})`)
@@ -196,8 +217,10 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
         const missing = STREAMS.filter((s) => !core.stats().primed[s])
         return { ready: false, reason: `initial list pending: ${missing.join(', ')}` }
       }
+      // A primed standby is ready, so that a rolling update of two replicas goes on (§11).
+      if (deps.leadership && !deps.leadership.leading) return { ready: true, reason: 'standby' }
       if (link.state !== 'connected') return { ready: false, reason: `reducer link ${link.state}` }
-      return { ready: true }
+      return deps.leadership ? { ready: true, reason: 'leader' } : { ready: true }
     },
     async run(signal) {
       const consumers = [
@@ -210,7 +233,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
         }),
       )
 
-      // Priming (§6): connect only once the three initial lists are in, or after the timeout.
+      // Priming (§6): connect (or stand for election, §11) only once the three initial lists are in, or after the timeout.
       await sleep(clock, opts.primingTimeoutSecs * 1000, AbortSignal.any([signal, primed.signal]))
       if (primed.signal.aborted) {
         const s = core.stats()
@@ -218,11 +241,11 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       } else if (!signal.aborted) {
         const missing = STREAMS.filter((s) => !core.stats().primed[s])
         log.warn(`priming timeout (${opts.primingTimeoutSecs}s): connecting without the initial list of ${missing.join(', ')}`)
-        for (const s of missing) send(core.markUnavailable(s, 'priming timeout'), clock.now())
+        for (const s of missing) send(core.markUnavailable(s), clock.now())
         after()
       }
 
-      const linkDone = signal.aborted ? Promise.resolve() : follow(signal)
+      const linkDone = signal.aborted ? Promise.resolve() : deps.leadership ? deps.leadership.run(signal, follow) : follow(signal)
       await Promise.all([linkDone, ...consumers])
       stopped = true
       clock.clearTimeout(tickTimer)
@@ -233,23 +256,29 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
 function registerCoreMetrics(registry: Registry, core: CollectorCore): void {
   const gauge = (name: string, help: string, read: (s: ReturnType<CollectorCore['stats']>) => number) =>
     registry.gauge({ name, help, collect: () => read(core.stats()) })
-  gauge('k8s_collector_pods_stored', 'Pods held in the pod store.', (s) => s.podsStored)
-  gauge('k8s_collector_pods_announced', 'Pods announced on the current reducer connection.', (s) => s.podsAnnounced)
-  gauge('k8s_collector_pods_waiting', 'Pods waiting for their ReplicaSet or Job (the waiting index).', (s) => s.podsWaiting)
-  gauge('k8s_collector_pods_without_ip', 'Pods held back because they have no IP yet.', (s) => s.podsWithoutIp)
-  gauge('k8s_collector_owners_stored', 'ReplicaSets and Jobs held in the owner stores.', (s) => s.replicaSetsStored + s.jobsStored)
-  gauge('k8s_collector_owner_tombstones', 'Deleted owners kept resolvable (docs/behaviour.md §4).', (s) => s.tombstones)
-  gauge('k8s_collector_epoch', 'The current epoch: pod_resync count of this process.', (s) => s.epoch)
-  gauge('k8s_collector_forced_resyncs', 'Epochs started because of the waiting limit.', (s) => s.forcedResyncs)
+  gauge('k8s_collector_pods_stored', 'Pods held in the pod store (announced or not).', (s) => s.podsStored)
+  gauge('k8s_collector_pods_announced', 'Pods announced on the current reducer connection (0 while disconnected).', (s) => s.podsAnnounced)
+  gauge('k8s_collector_pods_waiting', 'Pods not announced yet because their ReplicaSet or Job is not known yet (the waiting index, docs/behaviour.md §6).', (s) => s.podsWaiting)
+  gauge('k8s_collector_pods_without_ip', 'Pods not announced yet because they have no IP yet.', (s) => s.podsWithoutIp)
+  gauge('k8s_collector_owners_stored', 'ReplicaSets and Jobs held in the owner stores (tombstones not included).', (s) => s.replicaSetsStored + s.jobsStored)
+  gauge('k8s_collector_owner_tombstones', 'Deleted ReplicaSets and Jobs kept resolvable until the delete TTL or the capacity removes them (docs/behaviour.md §4).', (s) => s.tombstones)
+  gauge('k8s_collector_epoch', 'The current epoch: pod_resync messages sent by this process, one per reducer connection and per forced resync (docs/behaviour.md §6).', (s) => s.epoch)
+  registry.counter({
+    name: 'k8s_collector_forced_resyncs_total',
+    help: 'Epochs started because the waiting limit forced an owner relist (docs/behaviour.md §6); reconnects to the reducer are not counted.',
+    collect: () => core.stats().forcedResyncs,
+  })
   registry.gauge({
     name: 'k8s_collector_stream_available',
-    help: '1 when the API server serves the stream, 0 after 403/404 (docs/behaviour.md §3).',
+    help:
+      '0 from a 403/404 on the stream (or the priming timeout without its first list) until it lists again, 1 otherwise, ' +
+      'also before its first list (docs/behaviour.md §3).',
     labelNames: ['stream'],
     collect: () => STREAMS.map((s) => [[s], core.stats().available[s] ? 1 : 0] as const),
   })
   registry.gauge({
     name: 'k8s_collector_stream_primed',
-    help: '1 once the stream delivered its first complete list (or was declared unavailable).',
+    help: '1 once the stream delivered its first complete list or was declared unavailable (403/404, priming timeout), 0 before (docs/behaviour.md §6).',
     labelNames: ['stream'],
     collect: () => STREAMS.map((s) => [[s], core.stats().primed[s] ? 1 : 0] as const),
   })

@@ -1,6 +1,6 @@
 // The reasons the collector reports (docs/events.md "Reasons"), each turned into the Event(s) it
 // writes: type, action and a note that says what happened and what to check.
-import { jobsResource, podsResource, replicaSetsResource, type ResourceSpec } from '../kube/index.ts'
+import { RESOURCE_PATHS } from '../kube/index.ts'
 import type { LostReason } from '../lease/index.ts'
 import type { ConnectErrorCause, DisconnectCause } from '../link/index.ts'
 import type { StreamName } from '../match/index.ts'
@@ -61,12 +61,6 @@ const LEADERSHIP_LOSSES: Record<LostReason, string> = {
   renewDeadline: 'no renewal succeeded within the renew deadline; check the API server health and latency',
   taken: 'another replica holds the Lease',
   stopped: 'the collector is shutting down',
-}
-
-const RESOURCES: Record<StreamName, ResourceSpec<{ resourceVersion: string }>> = {
-  pods: podsResource,
-  replicasets: replicaSetsResource,
-  jobs: jobsResource,
 }
 
 // What the collector does without the stream (docs/behaviour.md §3).
@@ -158,7 +152,7 @@ function resyncNote(cause: ResyncCause): string {
 
 /** Group, version and plural of a watched stream, from its collection path (`/api/v1/pods`, `/apis/apps/v1/replicasets`). */
 function apiResource(stream: StreamName): { group: string; groupVersion: string; resource: string } {
-  const parts = RESOURCES[stream].path.split('/').filter(Boolean)
+  const parts = RESOURCE_PATHS[stream].split('/').filter(Boolean)
   const core = parts[0] === 'api'
   const group = core ? '' : parts[1]!
   const version = core ? parts[1]! : parts[2]!

@@ -28,9 +28,8 @@ function layoutOf(msg: IngestMessage): Layout {
 const utf8Write = (globalThis as { Buffer?: { prototype?: { utf8Write?: unknown } } }).Buffer?.prototype?.utf8Write as
   | ((this: Uint8Array, s: string, offset: number) => number)
   | undefined
-const probe = new Uint8Array(8)
-const nativeUtf8Write =
-  typeof utf8Write === 'function' && utf8Write.call(probe, 'h\u00e9\ud800', 1) === 6 && probe[4] === 0xef && probe[5] === 0xbf && probe[6] === 0xbd
+const nativeUtf8Write = ((probe: Uint8Array) =>
+  typeof utf8Write === 'function' && utf8Write.call(probe, 'h\u00e9\ud800', 1) === 6 && probe[4] === 0xef && probe[5] === 0xbf && probe[6] === 0xbd)(new Uint8Array(8))
 
 /**
  * Writes `s` as UTF-8 at `at` (room for 3 bytes per code unit is assured); returns the bytes
@@ -306,15 +305,9 @@ export function createGenericMessageWriter(initialCapacity = 64 * 1024): Message
   return new Writer(Math.max(64, initialCapacity), false)
 }
 
-const single = new Writer(4096)
-
 /** Encodes one message (8-byte LE timestamp + body) into a new array. Throws {@link IngestEncodeError}. */
 export function encodeMessage(msg: IngestMessage, timestampNs: bigint): Uint8Array {
-  try {
-    single.write(msg, timestampNs)
-    return single.take()
-  } catch (err) {
-    single.take()
-    throw err
-  }
+  const writer = new Writer(4096)
+  writer.write(msg, timestampNs)
+  return writer.take()
 }

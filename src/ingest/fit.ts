@@ -1,24 +1,10 @@
 // Shortening of oversize blobs so every message fits docs/protocol.md §1.3 (docs/behaviour.md §9).
 import { field, LAYOUT_BY_TYPE, MAX_LEN } from './layout.ts'
 import type { IngestMessage } from './messages.ts'
+import { truncateUtf8 } from '../util/utf8.ts'
 
 const utf8 = new TextEncoder()
 const utf8Length = (s: string): number => (s.length === 0 ? 0 : utf8.encode(s).length)
-
-/** The longest prefix of `s` whose UTF-8 encoding fits `maxBytes` (never splits a character). */
-export function truncateUtf8(s: string, maxBytes: number): string {
-  if (s.length * 3 <= maxBytes) return s
-  let bytes = 0
-  let i = 0
-  while (i < s.length) {
-    const c = s.codePointAt(i)!
-    const n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4
-    if (bytes + n > maxBytes) break
-    bytes += n
-    i += c >= 0x10000 ? 2 : 1
-  }
-  return s.slice(0, i)
-}
 
 /**
  * Returns `msg` unchanged when it fits, else a copy whose blobs are shortened (at UTF-8

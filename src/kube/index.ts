@@ -12,7 +12,7 @@ export { watchJobs, watchPods, watchReplicaSets, watchResource } from './stream.
 export type { WatchOptions, WatchStream } from './stream.ts'
 export type { WatchPhase, WatchStats } from './stats.ts'
 export type { RelistCause } from './watcher.ts'
-export { jobsResource, podsResource, replicaSetsResource } from './resources.ts'
+export { jobsResource, podsResource, replicaSetsResource, RESOURCE_PATHS } from './resources.ts'
 export type { ResourceSpec } from './resources.ts'
 export type { BackoffConfig } from '../util/backoff.ts'
 export {

@@ -4,7 +4,8 @@ import { systemClock, type Clock } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError } from './errors.ts'
 import type { ResourceSpec } from './resources.ts'
-import { JsonScanError, scanCounters, type ScannedList } from './scan.ts'
+import { JsonScanError } from './json-skip.ts'
+import type { ScannedList } from './pod-scanner.ts'
 import { responseError } from './status.ts'
 
 /** A converted LIST page. */
@@ -59,11 +60,12 @@ export async function fetchListPage<T extends { readonly resourceVersion: string
   try {
     page = spec.scan.list(body)
   } catch (err) {
-    if (!(err instanceof JsonScanError)) throw err
+    // Anything else (a string past the engine's length limit, a bug) is this body's failure too.
+    if (!(err instanceof JsonScanError)) throw new KubeDecodeError(`${spec.name} list: body of ${body.length} bytes cannot be read: ${String(err)}`, { cause: err })
     // JSON.parse gives the error (and its usual message); should it accept what the scanner
     // rejected, its result stands and the disagreement is counted.
     const parsed = pageOfText(spec, new TextDecoder().decode(body))
-    scanCounters.fallbacks++
+    spec.scan.stats.fallbacks++
     return parsed
   } finally {
     res.close()

@@ -1,7 +1,8 @@
 // The three watched collections (docs/behaviour.md §1): where they live, what to Accept, how to convert.
+import type { ModelContext } from '../model/context.ts'
 import { ownerMetaOf, podMetaOf } from '../model/convert.ts'
 import type { OwnerMeta, PodMeta } from '../model/types.ts'
-import { podScanner, type ByteScanner } from './scan.ts'
+import { createPodScanner, type ByteScanner } from './pod-scanner.ts'
 
 /** A watched collection across all namespaces and the converter applied to each of its objects. */
 export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
@@ -19,41 +20,48 @@ export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
    */
   readonly convert: (obj: unknown, listed: boolean) => T | undefined
   /**
-   * Optional byte-level fast path (src/kube/scan.ts): LIST bodies and watch lines as UTF-8 bytes
+   * Optional byte-level fast path (src/kube/pod-scanner.ts): LIST bodies and watch lines as UTF-8 bytes
    * straight to metas, with the same results as JSON.parse + `convert`.
    */
   readonly scan?: ByteScanner<T>
 }
+
+/** The collections' paths, by stream. */
+export const RESOURCE_PATHS = {
+  pods: '/api/v1/pods',
+  replicasets: '/apis/apps/v1/replicasets',
+  jobs: '/apis/batch/v1/jobs',
+} as const
 
 const JSON_ONLY = 'application/json'
 // docs/kube-api.md "Metadata only": plural for LIST, singular for WATCH, full objects as the fallback.
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
 const METADATA_WATCH = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json'
 
-/** `v1/Pod`, full objects (containerStatuses and podIPs are needed). */
-export const podsResource: ResourceSpec<PodMeta> = {
+/** `v1/Pod`, full objects (containerStatuses and podIPs are needed), converted through `model`. */
+export const podsResource = (model: ModelContext): ResourceSpec<PodMeta> => ({
   name: 'pods',
-  path: '/api/v1/pods',
+  path: RESOURCE_PATHS.pods,
   listAccept: JSON_ONLY,
   watchAccept: JSON_ONLY,
-  convert: podMetaOf,
-  scan: podScanner,
-}
+  convert: (obj, listed) => podMetaOf(model, obj, listed),
+  scan: createPodScanner(model),
+})
 
-/** `apps/v1` ReplicaSets, metadata only. */
-export const replicaSetsResource: ResourceSpec<OwnerMeta> = {
+/** `apps/v1` ReplicaSets, metadata only, converted through `model`. */
+export const replicaSetsResource = (model: ModelContext): ResourceSpec<OwnerMeta> => ({
   name: 'replicasets',
-  path: '/apis/apps/v1/replicasets',
+  path: RESOURCE_PATHS.replicasets,
   listAccept: METADATA_LIST,
   watchAccept: METADATA_WATCH,
-  convert: (obj) => ownerMetaOf('ReplicaSet', obj),
-}
+  convert: (obj) => ownerMetaOf(model, 'ReplicaSet', obj),
+})
 
-/** `batch/v1` Jobs, metadata only. */
-export const jobsResource: ResourceSpec<OwnerMeta> = {
+/** `batch/v1` Jobs, metadata only, converted through `model`. */
+export const jobsResource = (model: ModelContext): ResourceSpec<OwnerMeta> => ({
   name: 'jobs',
-  path: '/apis/batch/v1/jobs',
+  path: RESOURCE_PATHS.jobs,
   listAccept: METADATA_LIST,
   watchAccept: METADATA_WATCH,
-  convert: (obj) => ownerMetaOf('Job', obj),
-}
+  convert: (obj) => ownerMetaOf(model, 'Job', obj),
+})

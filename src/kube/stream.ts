@@ -1,5 +1,6 @@
 // Stream assembly: the watcher over real requests, wrapped in stats, backoff with Retry-After,
 // and the log, exposed as an AsyncIterable of StreamEvents (docs/behaviour.md §1, §8, §12).
+import { createModelContext, type ModelContext } from '../model/context.ts'
 import type { OwnerMeta, PodMeta, StreamEvent } from '../model/types.ts'
 import { logger } from '../observe/log.ts'
 import { createRateLimitedLog } from '../observe/rate-limit.ts'
@@ -48,6 +49,8 @@ export interface WatchOptions {
   readonly clock?: Clock
   /** Uniform [0, 1) (backoff jitter, watch timeouts). Default `Math.random`. */
   readonly random?: () => number
+  /** The caches the converters intern through (the collector's, shared with its core). Default: a fresh set for this stream. */
+  readonly model?: ModelContext
 }
 
 /** A watch stream: iterate it once; `stats` is live. */
@@ -162,15 +165,15 @@ function eventsOf<T>(steps: AsyncIterableIterator<StepResult<T>>): AsyncIterable
 
 /** Pods across all namespaces, full objects converted to {@link PodMeta} (docs/behaviour.md §1, §2). */
 export function watchPods(client: KubeClient, opts?: WatchOptions): WatchStream<PodMeta> {
-  return watchResource(client, podsResource, opts)
+  return watchResource(client, podsResource(opts?.model ?? createModelContext()), opts)
 }
 
 /** ReplicaSets across all namespaces, metadata only, as {@link OwnerMeta} of kind ReplicaSet. */
 export function watchReplicaSets(client: KubeClient, opts?: WatchOptions): WatchStream<OwnerMeta> {
-  return watchResource(client, replicaSetsResource, opts)
+  return watchResource(client, replicaSetsResource(opts?.model ?? createModelContext()), opts)
 }
 
 /** Jobs across all namespaces, metadata only, as {@link OwnerMeta} of kind Job. */
 export function watchJobs(client: KubeClient, opts?: WatchOptions): WatchStream<OwnerMeta> {
-  return watchResource(client, jobsResource, opts)
+  return watchResource(client, jobsResource(opts?.model ?? createModelContext()), opts)
 }

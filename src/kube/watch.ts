@@ -6,7 +6,8 @@ import type { KubeClient } from './client.ts'
 import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError, type KubeApiError } from './errors.ts'
 import { ByteLineFramer, LineFramer } from './lines.ts'
 import type { ResourceSpec } from './resources.ts'
-import { JsonScanError, scanCounters, type ByteScanner, type ScannedLine } from './scan.ts'
+import { JsonScanError } from './json-skip.ts'
+import type { ByteScanner, ScannedLine } from './pod-scanner.ts'
 import { responseError, statusError } from './status.ts'
 import { startWatchdog, type Watchdog } from './watchdog.ts'
 
@@ -53,6 +54,13 @@ function metadataOf(obj: unknown): Json | undefined {
   return typeof m === 'object' && m !== null ? (m as Json) : undefined
 }
 
+/** A bounded description of a `type` that is not one of ours (it may be a 1 MB string or an array nested a million deep). */
+function describeType(type: unknown): string {
+  if (typeof type === 'string') return JSON.stringify(type.length > 60 ? `${type.slice(0, 60)}…` : type)
+  if (typeof type === 'object' && type !== null) return Array.isArray(type) ? 'an array' : 'an object'
+  return String(type)
+}
+
 function rvOf(obj: unknown): string {
   const rv = metadataOf(obj)?.resourceVersion
   return typeof rv === 'string' ? rv : ''
@@ -77,7 +85,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
   const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock })
   if (res.status !== 200) throw await responseError(res, clock.now())
 
-  // Pods: lines framed as bytes and scanned without decoding (scan.ts); others: decoded text lines.
+  // Pods: lines framed as bytes and scanned without decoding (pod-scanner.ts); others: decoded text lines.
   const scanner = spec.scan
   const bytes = scanner ? new ByteLineFramer() : undefined
   const framer = new LineFramer()
@@ -121,7 +129,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
       case 'ERROR':
         return { type: 'ERROR', error: statusError(obj, 500, { inStream: true }) }
       default:
-        throw new KubeDecodeError(`${spec.name} watch: unknown event type ${JSON.stringify(ev?.type)}`)
+        throw new KubeDecodeError(`${spec.name} watch: unknown event type ${describeType(ev?.type)}`)
     }
   }
 
@@ -131,10 +139,11 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
     try {
       line = scan.watchLine(f.buf, f.start, f.end)
     } catch (err) {
-      if (!(err instanceof JsonScanError)) throw err
+      // Anything else (a string past the engine's length limit, a bug) is this line's failure too.
+      if (!(err instanceof JsonScanError)) throw new KubeDecodeError(`${spec.name} watch: line of ${f.end - f.start} bytes cannot be read: ${String(err)}`, { cause: err })
       // JSON.parse gives the error (and its usual message); should it accept the line, its result stands, counted.
       const item = parse(f.text())
-      scanCounters.fallbacks++
+      scan.stats.fallbacks++
       return item
     }
     const type = line.type
@@ -142,7 +151,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
       initialDog?.kick()
       return { type, object: line.object, resourceVersion: line.object !== undefined ? line.object.resourceVersion : line.resourceVersion }
     }
-    scanCounters.parsedLines++
+    scan.stats.parsedLines++
     return parse(f.text())
   }
 

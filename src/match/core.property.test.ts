@@ -122,7 +122,7 @@ function run(ops: Op[], waitingLimit: number): void {
   const connect = () => {
     connected = true
     reducer = createReducerState()
-    deliver(core.connect(now))
+    deliver(core.connect())
   }
   const serveRelistRequests = () => {
     if (core.takeRelistRequest()) {
@@ -192,7 +192,7 @@ function run(ops: Op[], waitingLimit: number): void {
         break
       case 'tick':
         now += op.ms
-        deliver(core.tick(now))
+        core.tick(now)
         break
     }
     serveRelistRequests()
@@ -201,7 +201,7 @@ function run(ops: Op[], waitingLimit: number): void {
   // Quiescence: streams recover, the clock runs on, a connection exists.
   for (const stream of ['replicasets', 'jobs'] as const) if (down[stream]) relistOwners(streamKind[stream])
   now += 10 * 60_000
-  deliver(core.tick(now))
+  core.tick(now)
   serveRelistRequests()
   if (!connected) connect()
 

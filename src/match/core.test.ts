@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import type { PodMessage } from '../ingest/messages.ts'
-import type { OwnerKind, OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
+import { createModelContext, type OwnerKind, type OwnerMeta, type PodMeta, type StreamEvent } from '../model/index.ts'
 import { createCollectorCore, type CollectorCore, type CoreConfig } from './index.ts'
 import { ctr, job, ownedBy, pod, rs, show } from '../../e2e/harness/match-fixtures.ts'
 
 const config: CoreConfig = { deleteTtlMs: 60_000, deleteCapacity: 10_000, waitingLimit: 10_000 }
 
 /** A core whose three streams have delivered their first (empty) list, connected at epoch 1. */
-function primedCore(over: Partial<CoreConfig> = {}, connect = true): CollectorCore {
-  const core = createCollectorCore({ ...config, ...over })
+function primedCore(over: Partial<CoreConfig> = {}, connect = true, model = createModelContext()): CollectorCore {
+  const core = createCollectorCore({ ...config, ...over }, model)
   for (const kind of ['ReplicaSet', 'Job'] as const) {
     core.owners(kind, { type: 'init' }, 0)
     core.owners(kind, { type: 'initDone' }, 0)
   }
   core.pods({ type: 'init' }, 0)
   core.pods({ type: 'initDone' }, 0)
-  if (connect) expect(show(core.connect(0))).toEqual(['resync 1'])
+  if (connect) expect(show(core.connect())).toEqual(['resync 1'])
   return core
 }
 
@@ -66,26 +66,6 @@ describe('§3 effective owner', () => {
     expect(core.stats().podsWaiting).toBe(0)
   })
 
-  it('kept pods of one owner share one OwnerRef; an equal fresh reference is replaced by it, a different one is not', () => {
-    const core = primedCore()
-    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
-    const a = pod('p1', ownedBy('ReplicaSet', 'r1'))
-    const b = pod('p2', ownedBy('ReplicaSet', 'r1'))
-    core.pods(apply(a), 0)
-    core.pods(apply(b), 0)
-    const shared = core.pod('p1')!.owner
-    expect(shared).not.toBe(a.owner) // the fresh reference is not kept…
-    expect(core.pod('p2')!.owner).toBe(shared) // …the shared one is
-    const update = pod('p1', ownedBy('ReplicaSet', 'r1'), { ip: 0x0a000002 })
-    expect(show(core.pods(apply(update), 0))).toEqual([DEP.replace('a000001', 'a000002')])
-    expect(core.pod('p1')!.owner).toBe(shared)
-    const renamed = pod('p1', ownedBy('ReplicaSet', 'r1', 'other-name'), { ip: 0x0a000002 })
-    core.pods(apply(renamed), 0)
-    expect(core.pod('p1')!.owner).not.toBe(shared)
-    expect(core.pod('p1')!.owner).toEqual({ kind: 'ReplicaSet', uid: 'r1', name: 'other-name' })
-    expect(core.pod('p2')!.owner).toBe(shared)
-  })
-
   it('the waiting index de-duplicates repeated updates of a waiting pod', () => {
     const core = primedCore()
     for (let i = 0; i < 5; i++) core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)
@@ -102,7 +82,7 @@ describe('§3 effective owner', () => {
     core.pods({ type: 'initApply', object: pod('p1', ownedBy('ReplicaSet', 'r1')) }, 0)
     core.pods({ type: 'initDone' }, 0)
     expect(core.primed).toBe(true)
-    expect(show(core.connect(0))).toEqual(['resync 1', "new p1 owner=0/r1/replicaset-r1 ip=a000001 v='img:1'", 'ctr p1 containerd://p1-0'])
+    expect(show(core.connect())).toEqual(['resync 1', "new p1 owner=0/r1/replicaset-r1 ip=a000001 v='img:1'", 'ctr p1 containerd://p1-0'])
     core.owners('ReplicaSet', { type: 'init' }, 0)
     // The owner's arrival re-resolves its pods at once; containers were already sent.
     expect(show(core.owners('ReplicaSet', { type: 'initApply', object: rs('r1', 'd1') }, 0))).toEqual([DEP])
@@ -128,7 +108,7 @@ describe('§3 effective owner', () => {
     expect(core.stats().replicaSetsStored).toBe(0)
     expect(core.pods(apply(pod('p1', ownedBy('ReplicaSet', 'r1'))), 0)).toEqual([])
     core.disconnect()
-    expect(show(core.connect(0))).toEqual(['resync 2', DEP, 'ctr p1 containerd://p1-0'])
+    expect(show(core.connect())).toEqual(['resync 2', DEP, 'ctr p1 containerd://p1-0'])
   })
 
   it('a changed owner reference forgets the remembered owner', () => {
@@ -213,7 +193,7 @@ describe('§5 emission rules', () => {
     expect(core.pods(apply(pod('p1')), 0)).toEqual([])
     expect(core.pods(del(pod('p1')), 0)).toEqual([])
     core.pods(apply(pod('p2')), 0)
-    expect(show(core.connect(0))).toEqual(['resync 2', "new p2 owner=254//pod-p2 ip=a000001 v='img:1'", 'ctr p2 containerd://p2-0'])
+    expect(show(core.connect())).toEqual(['resync 2', "new p2 owner=254//pod-p2 ip=a000001 v='img:1'", 'ctr p2 containerd://p2-0'])
   })
 })
 
@@ -249,14 +229,36 @@ describe('§5 on settled pods (resolved and announced as kept: the unchanged-pod
     expect(core.pods(apply(p1({ containers: [a], ip: 0x0a000002 })), 0)).toEqual([]) // back to a: sent before
     expect(show(core.pods(apply(p1({ containers: [ctr('p1-0', 'c', 'img:2')], ip: 0x0a000002 })), 0))).toEqual(['ctr p1 containerd://p1-0']) // same id, new image: a new tuple
     core.disconnect()
-    expect(show(core.connect(0))).toEqual(['resync 2', DEP.replace('a000001', 'a000002'), 'ctr p1 containerd://p1-0'])
+    expect(show(core.connect())).toEqual(['resync 2', DEP.replace('a000001', 'a000002'), 'ctr p1 containerd://p1-0'])
+  })
+
+  it.each([
+    ['a few containers (compared one by one)', 3],
+    ['thousands of containers (compared as sets of tuples, docs/behaviour.md §14)', 2_000],
+  ])('5.2 for %s: each new tuple once, nothing for a reorder or a tuple sent before', (_name, n) => {
+    const core = primedCore()
+    core.owners('ReplicaSet', apply(rs('r1', 'd1')), 0)
+    const ids = (cs: readonly { id: string }[]) => cs.map((c) => `ctr p1 ${c.id}`)
+    const first = Array.from({ length: n }, (_, i) => ctr(`p1-${i}`))
+    const at = (cs: PodMeta['containers']) => pod('p1', ownedBy('ReplicaSet', 'r1'), { containers: cs })
+    expect(show(core.pods(apply(at(first)), 0))).toEqual([DEP, ...ids(first)])
+    const added = ctr('added')
+    expect(show(core.pods(apply(at([...first].reverse().concat(added))), 0))).toEqual(ids([added]))
+    const restarted = first.map((c, i) => (i % 2 === 0 ? ctr(`p1-${i}-restart`) : c))
+    expect(show(core.pods(apply(at(restarted)), 0))).toEqual(ids(restarted.filter((_, i) => i % 2 === 0)))
+    expect(core.pods(apply(at(first)), 0)).toEqual([]) // every one sent before on this connection
+    const reimaged = first.map((c, i) => (i === n - 1 ? ctr(`p1-${i}`, 'c', 'img:2') : c))
+    expect(show(core.pods(apply(at(reimaged)), 0))).toEqual(ids([reimaged[n - 1]!]))
+    expect(core.pods(apply(at([...reimaged].reverse())), 0)).toEqual([])
+    core.disconnect()
+    expect(show(core.connect())).toEqual(['resync 2', DEP, ...ids([...reimaged].reverse())])
   })
 
   it('a pod still waiting when a connection starts is not settled by it: its change is held until its owner arrives', () => {
     const core = primedCore()
     core.pods(apply(pod('p1', ownedBy('Job', 'j2'))), 0)
     core.disconnect()
-    expect(show(core.connect(0))).toEqual(['resync 2'])
+    expect(show(core.connect())).toEqual(['resync 2'])
     expect(core.pods(apply(pod('p1', ownedBy('Job', 'j2'), { ip: 0x0a000002 })), 0)).toEqual([])
     expect(core.stats().podsWaiting).toBe(1)
     expect(show(core.owners('Job', apply(job('j2')), 0))).toEqual(['new p1 owner=2/j2/job-j2 ip=a000002 v=\'img:1\'', 'ctr p1 containerd://p1-0'])
@@ -264,8 +266,7 @@ describe('§5 on settled pods (resolved and announced as kept: the unchanged-pod
 
   it('a listed pod is kept as listed; its first watch event describes it, sending what changed and nothing else', () => {
     const { core } = listedCore(['p1', 'p2', 'p3'].map((uid) => pod(uid, ownedBy('ReplicaSet', 'r1'))))
-    expect(show(core.connect(0))).toEqual(['resync 1', ...['p1', 'p2', 'p3'].flatMap((u) => [DEP.replace('p1', u), `ctr ${u} containerd://${u}-0`])])
-    expect(core.pod('p1')!.owner).toBe(core.pod('p2')!.owner) // listed metas share their owner reference too
+    expect(show(core.connect())).toEqual(['resync 1', ...['p1', 'p2', 'p3'].flatMap((u) => [DEP.replace('p1', u), `ctr ${u} containerd://${u}-0`])])
     const p = (uid: string, over: Partial<PodMeta>) => pod(uid, ownedBy('ReplicaSet', 'r1'), over)
     expect(core.pods(apply(p('p1', { resourceVersion: '2' })), 0)).toEqual([]) // unchanged: described, nothing sent
     expect(core.pods(apply(p('p1', { resourceVersion: '3' })), 0)).toEqual([])
@@ -273,7 +274,6 @@ describe('§5 on settled pods (resolved and announced as kept: the unchanged-pod
     expect(show(core.pods(apply(p('p3', { containers: [ctr('p3-0'), ctr('b')] })), 0))).toEqual(['ctr p3 containerd://b'])
     expect(core.pods(apply(p('p3', { containers: [ctr('b'), ctr('p3-0')] })), 0)).toEqual([])
     expect(show(core.pods(apply(p('p3', { ownerReferences: undefined, owner: ownedBy('ReplicaSet', 'r2') } as Partial<PodMeta>)), 0))).toEqual([]) // waits for r2
-    expect(core.pod('p2')).toMatchObject({ uid: 'p2', name: 'pod-p2', namespace: 'default', ip: 0x0a000002, version: "'img:1'", containers: [{ id: 'containerd://p2-0', name: 'c', image: 'img:1' }] })
     expect(show(core.pods(del(p('p1', {})), 0))).toEqual(['del p1'])
   })
 
@@ -287,9 +287,8 @@ describe('§5 on settled pods (resolved and announced as kept: the unchanged-pod
     expect(msgs[1]).toMatchObject({ uid: 'p2', containerId: 'containerd://p2-0', containerImage: image })
     expect(core.pods(apply(big({ resourceVersion: '2' })), 0)).toEqual([])
     expect(core.pods(apply(big({ ip: 0x0a000009 })), 0).map((m) => m.type)).toEqual(['pod_new_with_name'])
-    expect(core.pod('p2')).toMatchObject({ uid: 'p2', version: `'${image}'`, containers: [{ id: 'containerd://p2-0', name: 'c', image }] })
     core.disconnect()
-    expect(core.connect(0).map((m) => m.type)).toEqual(['pod_resync', 'pod_new_with_name', 'pod_container', 'pod_new_with_name', 'pod_container'])
+    expect(core.connect().map((m) => m.type)).toEqual(['pod_resync', 'pod_new_with_name', 'pod_container', 'pod_new_with_name', 'pod_container'])
     expect(show(core.pods(del(big({})), 0))).toEqual(['del p2'])
     expect(core.stats()).toMatchObject({ podsStored: 1, podsAnnounced: 1 })
   })
@@ -345,7 +344,7 @@ describe('§6 epochs, priming and relists', () => {
     core.owners('ReplicaSet', { type: 'init' }, 0)
     core.owners('ReplicaSet', { type: 'initDone' }, 0)
     expect(core.primed).toBe(false)
-    core.markUnavailable('jobs', 'priming timeout')
+    core.markUnavailable('jobs')
     expect(core.primed).toBe(true)
     expect(core.stats().available.jobs).toBe(false)
   })
@@ -353,7 +352,7 @@ describe('§6 epochs, priming and relists', () => {
   it('relist of owners then pods: the first epoch announces the pod with its Deployment', () => {
     const { core, sent } = listedCore([pod('p1', ownedBy('ReplicaSet', 'r1'))])
     expect(sent).toEqual([])
-    expect(show(core.connect(0))).toEqual(['resync 1', DEP, 'ctr p1 containerd://p1-0'])
+    expect(show(core.connect())).toEqual(['resync 1', DEP, 'ctr p1 containerd://p1-0'])
   })
 
   it('pods listed before their owners are announced at the first connection', () => {
@@ -366,16 +365,16 @@ describe('§6 epochs, priming and relists', () => {
     core.owners('Job', { type: 'initDone' }, 0)
     core.owners('ReplicaSet', { type: 'init' }, 0)
     core.owners('ReplicaSet', { type: 'initDone' }, 0)
-    expect(show(core.connect(0))[1]).toContain('owner=3/c1/cron-c1')
+    expect(show(core.connect())[1]).toContain('owner=3/c1/cron-c1')
   })
 
   it('each new connection: epoch + 1, pod_resync, full announcement', () => {
     const core = primedCore()
     core.pods(apply(pod('p1')), 0)
     core.disconnect()
-    expect(show(core.connect(0)).slice(0, 2)).toEqual(['resync 2', "new p1 owner=254//pod-p1 ip=a000001 v='img:1'"])
+    expect(show(core.connect()).slice(0, 2)).toEqual(['resync 2', "new p1 owner=254//pod-p1 ip=a000001 v='img:1'"])
     core.disconnect()
-    expect(show(core.connect(0))[0]).toBe('resync 3')
+    expect(show(core.connect())[0]).toBe('resync 3')
   })
 
   it('a pod relist while connected sends the difference: deletes for vanished pods, new/changed pods, no resync', () => {
@@ -451,5 +450,31 @@ describe('scenario catalogue (legacy collectors, adapted)', () => {
   it('hostNetwork pods carry is_host_network', () => {
     const core = primedCore()
     expect(show(core.pods(apply(pod('p1', ownedBy('DaemonSet', 'ds'), { hostNetwork: true })), 0))[0]).toContain(' host')
+  })
+})
+
+describe('two cores in one process', () => {
+  it('share no caches: each with its own model context holds only its own owner references, and sends what it sends alone', () => {
+    const feed = (core: CollectorCore, uid: string, owner: string) => [
+      ...core.pods(apply(pod(uid, ownedBy('DaemonSet', owner))), 0),
+      ...core.pods(apply(pod(uid, ownedBy('DaemonSet', owner), { containers: [ctr(`${uid}-1`, 'c', `img-${owner}`)], version: `'img-${owner}'` })), 0),
+    ]
+    const alone = (uid: string, owner: string) => {
+      const core = primedCore()
+      return [...feed(core, uid, owner), ...(core.disconnect(), core.connect())].map((m) => ({ ...m }))
+    }
+    const ctxA = createModelContext()
+    const ctxB = createModelContext()
+    const a = primedCore({}, true, ctxA)
+    const b = primedCore({}, true, ctxB)
+    const gotA = feed(a, 'p1', 'ds1')
+    const gotB = feed(b, 'p1', 'ds2')
+    feed(b, 'p2', 'ds3')
+    a.disconnect()
+    b.disconnect()
+    gotA.push(...a.connect()) // decodes its pods while b holds others
+    expect(gotA.map((m) => ({ ...m }))).toEqual(alone('p1', 'ds1'))
+    expect(gotB.map((m) => ({ ...m }))).toEqual(alone('p1', 'ds2').slice(0, gotB.length))
+    expect([ctxA.stats().ownerRefs, ctxB.stats().ownerRefs]).toEqual([1, 2])
   })
 })

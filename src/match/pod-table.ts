@@ -1,17 +1,7 @@
-// The core's pods by uid: its hottest lookup (every pod event), laid out for the fewest memory reads.
-//
-// Every pod event looks its pod up, and most end there: the pod's signature (signature.ts) matches
-// and the entry is settled, so nothing else is read. In a heap of 150,000 pods each dependent read
-// is a cache (and TLB) miss. A Map keyed by the uid string hashes it natively and reads the stored
-// key (on Deno's V8 4.1–4.4 µs an event); a Map keyed by an integer hash reads its bucket, its
-// entry, then the pod's object and the signature: four misses one after the other. Here an
-// open-addressing table keeps, per slot, the uid's hash (Int32Array), the pod's signature and its
-// settled mark (Int32Array) in parallel arrays: the three loads of a slot are independent and
-// overlap, and the signature's content is the only read that depends on them (bench/README.md,
-// issue 3). Linear probing, deletions by backward shift (no tombstones), grown at 5/8 full.
-//
-// Entries also form a list in insertion order, which iteration follows (announcements come out in
-// the order pods arrived, as with a Map).
+// The pod store's table: pods by uid in open addressing, with each slot's uid hash, signature and
+// settled mark in parallel arrays, so that a lookup's loads are independent and overlap (why:
+// bench/README.md, issue 3). Linear probing, deletions by backward shift, grown at 5/8 full;
+// entries also form a list in insertion order, which iteration follows.
 
 /** What the table needs of an entry: the links it owns (nobody else writes them). */
 export interface PodSlot<E> {
@@ -22,20 +12,20 @@ export interface PodSlot<E> {
   next: E | undefined
 }
 
-/** Pods by uid; each with a signature and a settled mark kept in the table. */
+/** Pods by uid; each with a signature and a settled mark kept in the table. Slots move on removal and growth. */
 export interface PodTable<E extends PodSlot<E>> {
   /** The slot of the pod with this uid, or -1. */
   find(uid: string): number
   get(uid: string): E | undefined
   entryAt(slot: number): E
   sigAt(slot: number): string
-  quietAt(slot: number): number
+  markAt(slot: number): number
   /** Adds an entry with this uid (not in the table) and signature; its mark starts at -1. */
   add(entry: E, uid: string, sig: string): void
   /** Removes an entry that is in the table. */
   remove(entry: E): void
   setSig(entry: E, sig: string): void
-  setQuiet(entry: E, quiet: number): void
+  setMark(entry: E, mark: number): void
   /** Calls `fn` for every entry in insertion order; `fn` must not add or remove entries. */
   forEach(fn: (entry: E) => void): void
   /** Every entry, in insertion order (a copy: safe to add and remove while walking it). */
@@ -69,7 +59,7 @@ export function createPodTable<E extends PodSlot<E>>(hasUid: (sig: string, entry
   let capacity = MIN_CAPACITY
   let mask = capacity - 1
   let hashes = new Int32Array(capacity).fill(EMPTY)
-  let quiets = new Int32Array(capacity)
+  let marks = new Int32Array(capacity)
   let sigs: string[] = new Array<string>(capacity).fill('')
   let slots: (E | undefined)[] = new Array<E | undefined>(capacity).fill(undefined)
   let size = 0
@@ -86,26 +76,26 @@ export function createPodTable<E extends PodSlot<E>>(hasUid: (sig: string, entry
   }
 
   /** Places an entry at the first free slot of its probe sequence. */
-  function place(entry: E, h: number, sig: string, quiet: number): void {
+  function place(entry: E, h: number, sig: string, mark: number): void {
     let i = h & mask
     while (hashes[i] !== EMPTY) i = (i + 1) & mask
     hashes[i] = h
     sigs[i] = sig
-    quiets[i] = quiet
+    marks[i] = mark
     slots[i] = entry
     entry.slot = i
   }
 
   function grow(): void {
-    const old = { hashes, quiets, sigs, slots }
+    const old = { hashes, marks, sigs, slots }
     capacity *= 2
     mask = capacity - 1
     hashes = new Int32Array(capacity).fill(EMPTY)
-    quiets = new Int32Array(capacity)
+    marks = new Int32Array(capacity)
     sigs = new Array<string>(capacity).fill('')
     slots = new Array<E | undefined>(capacity).fill(undefined)
     for (let i = 0; i < old.hashes.length; i++) {
-      if (old.hashes[i] !== EMPTY) place(old.slots[i]!, old.hashes[i]!, old.sigs[i]!, old.quiets[i]!)
+      if (old.hashes[i] !== EMPTY) place(old.slots[i]!, old.hashes[i]!, old.sigs[i]!, old.marks[i]!)
     }
   }
 
@@ -121,7 +111,7 @@ export function createPodTable<E extends PodSlot<E>>(hasUid: (sig: string, entry
     },
     entryAt: (slot) => slots[slot]!,
     sigAt: (slot) => sigs[slot]!,
-    quietAt: (slot) => quiets[slot]!,
+    markAt: (slot) => marks[slot]!,
     add(entry, uid, sig) {
       if ((size + 1) * 8 > capacity * 5) grow()
       place(entry, uidHash(uid), sig, -1)
@@ -142,7 +132,7 @@ export function createPodTable<E extends PodSlot<E>>(hasUid: (sig: string, entry
         if (i <= j ? home > i && home <= j : home > i || home <= j) continue
         hashes[i] = hashes[j]!
         sigs[i] = sigs[j]!
-        quiets[i] = quiets[j]!
+        marks[i] = marks[j]!
         const moved = slots[j]!
         slots[i] = moved
         moved.slot = i
@@ -162,8 +152,8 @@ export function createPodTable<E extends PodSlot<E>>(hasUid: (sig: string, entry
     setSig(entry, sig) {
       if (entry.slot >= 0) sigs[entry.slot] = sig
     },
-    setQuiet(entry, quiet) {
-      if (entry.slot >= 0) quiets[entry.slot] = quiet
+    setMark(entry, mark) {
+      if (entry.slot >= 0) marks[entry.slot] = mark
     },
     forEach,
     entries() {

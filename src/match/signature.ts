@@ -1,24 +1,14 @@
-// How the core keeps a pod: everything it compares of the pod in one flat string (its signature),
-// beside the few values it reads directly (owner reference, IP, flags).
-//
-// Most pod events change nothing the core keeps (status updates). Telling so from a stored meta
-// meant following a dozen pointers per event (meta, uid, owner reference and its strings, the
-// containers array, each container and its id), each a cache miss in a heap of 150,000 pods: ~1.7 µs
-// of a ~3 µs event (bench/README.md, issue 3). The signature holds the same values side by side, so
-// the check reads one object; it is exact (the values themselves, length-prefixed, not a hash). It
-// also replaces the stored meta's strings, so a kept pod is smaller than before, not larger: the
-// strings a slow path needs (an announcement from stored state, a delete) are decoded then. A pod
-// from a LIST is kept as listed until its first watch event (core.ts says why).
+// A pod's signature: everything the core compares of a pod in one flat string, exact (the values
+// themselves, length-prefixed, not a hash), so that telling whether an event changed anything reads
+// one object (why: bench/README.md, issue 3).
 //
 // Layout: every number is written as code units of at most 0xFF, so the signature of a pod whose
-// strings are all Latin-1 is a one-byte string (half the memory of a two-byte one).
+// strings are all Latin-1 is a one-byte string.
 //   uid | flags ip(4) | name | namespace | version | [owner kind | owner uid | owner name] |
 //   container count (2) | per container: id | name | image
 // where each string is its length (2 code units, high byte first) and its code units, and flags
 // are 1 = hasIp, 2 = hostNetwork, 4 = has an owner. A pod with a string of more than 0xFFFF code
-// units cannot be described: its signature is '' (it matches nothing; decoding falls back to the
-// meta it was built from, which the StoredPod then keeps).
-import { intern } from '../model/convert.ts'
+// units cannot be described: its signature is '' (it matches nothing).
 import type { ContainerMeta, OwnerRef, PodMeta } from '../model/index.ts'
 
 const MAX_LENGTH = 0xffff
@@ -28,47 +18,43 @@ const HAS_OWNER = 4
 
 const C = String.fromCharCode
 /** Length prefixes of the lengths that occur, made once (a prefix per field is most of the pieces). */
-const LENGTHS: string[] = Array.from({ length: 1024 }, (_, n) => C(n >>> 8, n & 0xff))
+const LENGTHS: readonly string[] = Object.freeze(Array.from({ length: 1024 }, (_, n) => C(n >>> 8, n & 0xff)))
 const len = (s: string): string => (s.length < 1024 ? LENGTHS[s.length]! : C((s.length >>> 8) & 0xff, s.length & 0xff))
 
-/**
- * The pieces of the signature being built, reused: only podSignature writes it. Its length never
- * shrinks (slots past the pieces hold '', which joins as nothing): setting an array's length to 0
- * drops its backing store, and every build would allocate a new one.
- */
-const parts: string[] = []
-let partsUsed = 0
+/** Builds signatures; each writer has its own buffer of pieces. */
+export class SignatureWriter {
+  /** The pieces being joined. Never shrunk (slots past the pieces hold ''): a shorter length would drop its backing store. */
+  private readonly parts: string[] = []
+  private used = 0
+
+  /** The pod's signature, or '' when a value is too long to be described (then nothing matches it). */
+  write(m: PodMeta): string {
+    if (!fits(m)) return ''
+    const o = m.owner
+    const cs = m.containers
+    const ip = m.ip
+    const p = this.parts
+    let n = put(p, 0, m.uid)
+    p[n++] = C(flags(m), ip >>> 24, (ip >>> 16) & 0xff, (ip >>> 8) & 0xff, ip & 0xff)
+    n = put(p, put(p, put(p, n, m.name), m.namespace), m.version)
+    if (o !== undefined) n = put(p, put(p, put(p, n, o.kind), o.uid), o.name)
+    p[n++] = C((cs.length >>> 8) & 0xff, cs.length & 0xff)
+    for (let i = 0; i < cs.length; i++) {
+      const c = cs[i]!
+      n = put(p, put(p, put(p, n, c.id), c.name), c.image)
+    }
+    for (let i = n; i < this.used; i++) p[i] = ''
+    this.used = n
+    // One flat string: a chain of `+` would keep a tree of the meta's strings alive.
+    return p.join('')
+  }
+}
 
 /** Writes the field `s` (its length, then itself) at `n`; returns where the next piece goes. */
 function put(p: string[], n: number, s: string): number {
   p[n] = len(s)
   p[n + 1] = s
   return n + 2
-}
-
-/** The pod's signature, or '' when a value is too long to be described (then nothing matches it). */
-export function podSignature(m: PodMeta): string {
-  if (!fits(m)) return ''
-  const o = m.owner
-  const cs = m.containers
-  const ip = m.ip
-  const p = parts
-  let n = put(p, 0, m.uid)
-  p[n++] = C(flags(m), ip >>> 24, (ip >>> 16) & 0xff, (ip >>> 8) & 0xff, ip & 0xff)
-  n = put(p, put(p, put(p, n, m.name), m.namespace), m.version)
-  if (o !== undefined) n = put(p, put(p, put(p, n, o.kind), o.uid), o.name)
-  p[n++] = C((cs.length >>> 8) & 0xff, cs.length & 0xff)
-  for (let i = 0; i < cs.length; i++) {
-    const c = cs[i]!
-    n = put(p, put(p, put(p, n, c.id), c.name), c.image)
-  }
-  for (let i = n; i < partsUsed; i++) p[i] = ''
-  partsUsed = n
-  // Array#join builds one flat string. A chain of `+` builds a tree of cons strings (faster, 0.3 vs
-  // 0.5 µs a pod) that stays a tree, holding the meta's strings (~1.1 KB a pod), until something
-  // reads it; reading one character right away to flatten it is no sure remedy, as optimized code
-  // may drop a read whose result is unused.
-  return p.join('')
 }
 
 /** Every value can be described (no string, nor the container count, over 0xFFFF). */
@@ -84,7 +70,7 @@ function fits(m: PodMeta): boolean {
   return true
 }
 
-/** What {@link compareSignature} found different; 0: the pod matches the signature. */
+/** What a comparison found different; 0: nothing. */
 export const Differs = {
   /** A value of its `pod_new_with_name`: IP, host network, name, namespace or version. */
   announced: 1,
@@ -94,13 +80,15 @@ export const Differs = {
   owner: 4,
   /** Its containers (their tuples or their order). */
   containers: 8,
-  /** Another uid, or a signature that describes nothing (''). */
+  /** Another uid, or a pod that cannot be described. */
   pod: 16,
+  /** The pod is kept whole (pod-store.ts), not described yet. */
+  form: 32,
 } as const
 
 /**
- * Compares the pod with a signature: 0 when `podSignature(m) === sig` (and sig is not ''), else
- * the {@link Differs} bits of the parts that differ. Builds nothing; the values are compared where
+ * Compares the pod with a signature: 0 when `write(m) === sig` (and sig is not ''), else the
+ * {@link Differs} bits of the parts that differ. Builds nothing; the values are compared where
  * they stand in the signature.
  */
 export function compareSignature(sig: string, m: PodMeta): number {
@@ -153,7 +141,7 @@ export const sameTuple = (a: ContainerMeta, b: ContainerMeta): boolean => a === 
 export const sameAnnouncedFields = (a: PodMeta, b: PodMeta): boolean =>
   a === b || (a.ip === b.ip && a.name === b.name && a.namespace === b.namespace && a.version === b.version && a.hostNetwork === b.hostNetwork)
 
-/** {@link compareSignature} of `podSignature(a)` and `b`, for a pod kept whole: compared field by field. */
+/** {@link compareSignature} of `write(a)` and `b`, for a pod kept whole: compared field by field. */
 export function compareMetas(a: PodMeta, b: PodMeta): number {
   if (a.uid !== b.uid) return Differs.pod
   let diff = 0
@@ -169,9 +157,6 @@ export function compareMetas(a: PodMeta, b: PodMeta): number {
   if (!same) diff |= Differs.containers
   return diff
 }
-
-/** `podSignature(m) === sig` (and sig not ''), without building the signature of `m`. */
-export const matchesSignature = (sig: string, m: PodMeta): boolean => compareSignature(sig, m) === 0
 
 /** Offset of the container count (sig not ''). */
 function containersAt(sig: string): number {
@@ -206,57 +191,102 @@ export function signatureTuplesIn(sig: string, containers: readonly ContainerMet
   return true
 }
 
-/**
- * A pod's values decoded from its signature at once (one walk), for an announcement: the scratch
- * record is reused by the next call, the strings are the caller's. The values pods share
- * (namespace, version, container names and images) come back as the converters' interned strings:
- * a new connection's announcement holds every pod's messages until the link has encoded them, so
- * fresh copies would all be promoted to old space (interning them took the collector's steady RSS
- * after a 150,000-pod sync from 435 to 403 MB, with every pod described; bench sync).
- */
-export interface DecodedPod {
-  uid: string
-  name: string
-  namespace: string
-  version: string
-  containers: number
-  readonly ids: string[]
-  readonly names: string[]
-  readonly images: string[]
-}
+/** A string naming the container tuple exactly (equal keys, equal tuples): for sets of tuples. */
+export const tupleKey = (id: string, name: string, image: string): string => `${id.length}:${name.length}:${id}${name}${image}`
 
-const scratch: DecodedPod = { uid: '', name: '', namespace: '', version: '', containers: 0, ids: [], names: [], images: [] }
-
-/** Decodes the signature into the shared scratch record (sig not ''). */
-export function decodeSignature(sig: string): DecodedPod {
-  const d = scratch
-  d.uid = field(sig, 0)
-  let p = skip(sig, 0)
-  const hasOwner = (sig.charCodeAt(p) & HAS_OWNER) !== 0
-  p += 5
-  d.name = field(sig, p)
-  p = skip(sig, p)
-  d.namespace = intern(field(sig, p))
-  p = skip(sig, p)
-  d.version = intern(field(sig, p))
-  p = skip(sig, p)
-  if (hasOwner) p = skip3(sig, p)
+/** Adds the {@link tupleKey} of each of the signature's container tuples to `keys` (sig not ''). */
+export function addSignatureTupleKeys(sig: string, keys: Set<string>): void {
+  let p = containersAt(sig)
   const n = lengthAt(sig, p)
   p += 2
   for (let i = 0; i < n; i++) {
-    d.ids[i] = field(sig, p)
+    const q = skip(sig, p)
+    const r = skip(sig, q)
+    keys.add(tupleKey(field(sig, p), field(sig, q), field(sig, r)))
+    p = skip(sig, r)
+  }
+}
+
+/** A mutable container record, for {@link DecodedPod}. */
+interface ContainerSlot {
+  id: string
+  name: string
+  image: string
+}
+
+/** A pod's values decoded from its signature, into a record that the next decode with as many containers overwrites. */
+export class DecodedPod implements PodMeta {
+  uid = ''
+  name = ''
+  namespace = ''
+  readonly resourceVersion = ''
+  ip = 0
+  hasIp = false
+  hostNetwork = false
+  version = ''
+  owner: OwnerRef | undefined = undefined
+  /** Exactly as many as the pods it is for have (setting an array's length costs more than a decode). */
+  readonly containers: ContainerSlot[]
+
+  constructor(containers: number) {
+    this.containers = Array.from({ length: containers }, () => ({ id: '', name: '', image: '' }))
+  }
+}
+
+/**
+ * Decodes the signature (not '') into the record `into` gives for its number of containers, with
+ * its owner reference. The values pods share (namespace, version, container names and images) come
+ * back through `intern`: a new connection's announcement holds every pod's messages at once, and
+ * fresh copies would all be kept.
+ */
+export function decodeSignature(sig: string, owner: OwnerRef | undefined, intern: (s: string) => string, into: (containers: number) => DecodedPod): DecodedPod {
+  const uid = field(sig, 0)
+  let p = skip(sig, 0)
+  const f = sig.charCodeAt(p)
+  const ip = ((sig.charCodeAt(p + 1) << 24) | (sig.charCodeAt(p + 2) << 16) | (sig.charCodeAt(p + 3) << 8) | sig.charCodeAt(p + 4)) >>> 0
+  p += 5
+  const name = field(sig, p)
+  p = skip(sig, p)
+  const namespace = intern(field(sig, p))
+  p = skip(sig, p)
+  const version = intern(field(sig, p))
+  p = skip(sig, p)
+  if ((f & HAS_OWNER) !== 0) p = skip3(sig, p)
+  const n = lengthAt(sig, p)
+  p += 2
+  const d = into(n)
+  d.uid = uid
+  d.hasIp = (f & HAS_IP) !== 0
+  d.hostNetwork = (f & HOST_NETWORK) !== 0
+  d.ip = ip
+  d.owner = owner
+  d.name = name
+  d.namespace = namespace
+  d.version = version
+  const cs = d.containers
+  for (let i = 0; i < n; i++) {
+    const c = cs[i]!
+    c.id = field(sig, p)
     p = skip(sig, p)
-    d.names[i] = intern(field(sig, p))
+    c.name = intern(field(sig, p))
     p = skip(sig, p)
-    d.images[i] = intern(field(sig, p))
+    c.image = intern(field(sig, p))
     p = skip(sig, p)
   }
-  d.containers = n
   return d
 }
 
 /** The signature's uid is `uid` (sig not ''). */
 export const signatureHasUid = (sig: string, uid: string): boolean => at(sig, 0, uid) >= 0
+
+/** The uid, name, namespace and version fields of a signature (sig not ''). */
+export const signatureUid = (sig: string): string => field(sig, 0)
+export const signatureName = (sig: string): string => field(sig, afterUid(sig))
+export const signatureNamespace = (sig: string): string => field(sig, skip(sig, afterUid(sig)))
+export const signatureVersion = (sig: string): string => field(sig, skip(sig, skip(sig, afterUid(sig))))
+
+/** Offset of the name (after the uid, flags and IP). */
+const afterUid = (sig: string): number => skip(sig, 0) + 5
 
 const flags = (m: PodMeta): number => (m.hasIp ? HAS_IP : 0) | (m.hostNetwork ? HOST_NETWORK : 0) | (m.owner !== undefined ? HAS_OWNER : 0)
 
@@ -285,71 +315,3 @@ const skip = (sig: string, p: number): number => p + 2 + lengthAt(sig, p)
 
 /** Offset of the field three fields after `p` (past a container tuple or an owner reference). */
 const skip3 = (sig: string, p: number): number => skip(sig, skip(sig, skip(sig, p)))
-
-/**
- * A kept pod: a {@link PodMeta} over its signature. `owner`, `ip`, `hasIp` and `hostNetwork` are
- * kept as they are (the core reads them on slow paths without decoding); the strings are decoded
- * from the signature when read, each read a new string, so readers keep what they need. The core
- * does not keep `resourceVersion` (it is '').
- *
- * Or, with the signature '', a {@link PodMeta} over the meta itself, kept whole: a pod as listed
- * (the core describes it at its first watch event; see core.ts) or one with a value too long to
- * describe.
- */
-export class StoredPod implements PodMeta {
-  readonly sig: string
-  readonly owner: OwnerRef | undefined
-  readonly ip: number
-  readonly hasIp: boolean
-  readonly hostNetwork: boolean
-  /** The meta itself, only for a pod whose signature is '' (kept as listed, or too long to describe). */
-  private readonly whole: PodMeta | undefined
-
-  /** `sig`: `podSignature(meta)`, or '' to keep the meta whole. */
-  constructor(meta: PodMeta, owner: OwnerRef | undefined, sig: string) {
-    this.sig = sig
-    this.owner = owner
-    this.ip = meta.ip
-    this.hasIp = meta.hasIp
-    this.hostNetwork = meta.hostNetwork
-    this.whole = this.sig === '' ? meta : undefined
-  }
-
-  /** The meta kept whole (signature ''), if so. */
-  get kept(): PodMeta | undefined {
-    return this.whole
-  }
-
-  get resourceVersion(): string {
-    return ''
-  }
-
-  get uid(): string {
-    return this.whole?.uid ?? field(this.sig, 0)
-  }
-
-  get name(): string {
-    return this.whole?.name ?? field(this.sig, this.afterUid())
-  }
-
-  get namespace(): string {
-    return this.whole?.namespace ?? field(this.sig, skip(this.sig, this.afterUid()))
-  }
-
-  get version(): string {
-    return this.whole?.version ?? field(this.sig, skip(this.sig, skip(this.sig, this.afterUid())))
-  }
-
-  get containers(): readonly ContainerMeta[] {
-    if (this.whole) return this.whole.containers
-    const d = decodeSignature(this.sig)
-    const out: ContainerMeta[] = []
-    for (let i = 0; i < d.containers; i++) out.push({ id: d.ids[i]!, name: d.names[i]!, image: d.images[i]! })
-    return out
-  }
-
-  /** Offset of the name (after the uid, flags and IP). */
-  private afterUid(): number {
-    return skip(this.sig, 0) + 5
-  }
-}

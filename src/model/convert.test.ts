@@ -2,7 +2,8 @@
 // (docs/behaviour.md §2), whatever the order of calls that filled its trie.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ownerRef, podMetaOf, versionOf } from './convert.ts'
+import { createModelContext } from './context.ts'
+import { podMetaOf } from './convert.ts'
 
 function reference(images: string[]): string {
   const sorted = [...images].sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')))
@@ -14,6 +15,8 @@ function reference(images: string[]): string {
 const image = fc.string({ unit: fc.constantFrom('a', 'b', ':', '1', '\u00e9', '\uff21', '\u{1F600}'), maxLength: 4 })
 
 describe('versionOf', () => {
+  const ctx = createModelContext()
+  const versionOf = (images: string[]) => ctx.versionOf(images, images.length)
   it('equals the reference for any sequence of image lists', () => {
     fc.assert(
       fc.property(fc.array(fc.array(image, { maxLength: 4 }), { minLength: 1, maxLength: 30 }), (lists) => {
@@ -33,6 +36,7 @@ describe('versionOf', () => {
 
 describe('ownerRef', () => {
   it('shares one object per owner, and a changed name or kind gets its own', () => {
+    const { ownerRef } = createModelContext()
     const a = ownerRef('ReplicaSet', 'u-1', 'web-1')
     expect(ownerRef('ReplicaSet', 'u-1', 'web-1')).toBe(a)
     expect(ownerRef('ReplicaSet', 'u-1', 'web-2')).toEqual({ kind: 'ReplicaSet', uid: 'u-1', name: 'web-2' })
@@ -62,8 +66,9 @@ describe('podMetaOf: LIST items and watch events', () => {
   })
   for (const withOwner of [true, false]) {
     it(`gives the same meta, key for key (${withOwner ? 'with' : 'without'} an owner)`, () => {
-      const listed = podMetaOf(pod(withOwner), true)!
-      const watched = podMetaOf(pod(withOwner))!
+      const ctx = createModelContext()
+      const listed = podMetaOf(ctx, pod(withOwner), true)!
+      const watched = podMetaOf(ctx, pod(withOwner))!
       expect(Object.keys(listed)).toStrictEqual(Object.keys(watched))
       expect(Object.keys(listed.containers[0]!)).toStrictEqual(Object.keys(watched.containers[0]!))
       expect({ ...listed, containers: listed.containers.map((c) => ({ ...c })) }).toStrictEqual({

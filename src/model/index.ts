@@ -1,3 +1,4 @@
-// The model: compact metas and their converters (docs/behaviour.md §2).
+// The model: compact metas, their converters and the caches they share (docs/behaviour.md §2).
 export type { ContainerMeta, OwnerKind, OwnerMeta, OwnerRef, PodMeta, StreamEvent, WatchEvent } from './types.ts'
-export { compareUtf8, controllerOf, formatIpv4, ownerMetaOf, parseIpv4, podMetaOf } from './convert.ts'
+export { compareUtf8, formatIpv4, ownerMetaOf, parseIpv4, podMetaOf } from './convert.ts'
+export { createModelContext, type ModelContext, type ModelLimits, type ModelStats } from './context.ts'

@@ -1,21 +1,8 @@
-// The objects the converters hand out, allocated where V8 will place them by how long they live.
-//
-// V8 gives every object literal an allocation site and watches how many of its objects survive
-// young-generation collections. When nearly all do, it pretenures the site: from then on, for good,
-// that literal allocates straight into old space. A `new` of a class has no allocation site: its
-// objects are always born young. So the converters build:
-// - a watch event's pod by `new` (newPodMeta): it dies once the core has compared it (the core
-//   keeps a signature of the pod, src/match/signature.ts). Built by the same literal as the LIST's
-//   pods, which are kept and so had the site pretenured, they filled old space with garbage that
-//   only full mark-compacts reclaim, each allocation touching fresh pages: converting an event took
-//   2.3–3.2 µs instead of 0.7–1.1 µs in the churn benchmark after a 150,000-pod list
-//   (bench/README.md, issue 3).
-// - a LIST item's pod by a literal of its own (listedPodMeta): the core keeps it as listed until
-//   the pod's first watch event (src/match/core.ts), and once V8 has pretenured the literal each
-//   pod's meta and containers are laid out side by side in old space, not scattered by the
-//   scavenger's copying (the churn's match + encode measured 4.3 µs an event with the literal,
-//   4.9 without).
-// Both give objects with the same properties in the same order, which is what the core reads.
+// The objects the converters hand out, allocated where V8 will place them by how long they live
+// (bench/README.md, issue 3, has the measurements). V8 pretenures an object literal whose objects
+// survive, for good; a `new` of a class is always born young. So a watch event's pod, which dies
+// once the core has compared it, is built by `new`; a LIST item's pod, which the core keeps until
+// its first watch event, by a literal of its own. Both have the same properties in the same order.
 import type { ContainerMeta, OwnerRef, PodMeta } from './types.ts'
 
 class PodRecord implements PodMeta {

@@ -36,7 +36,7 @@ export interface PodMeta {
   /**
    * The controller reference. The converters always set the property (undefined when there is
    * none) and hand out a fresh object; the core swaps it for the one shared by all pods of that
-   * owner when it keeps the pod (src/match/core.ts).
+   * owner when it keeps the pod (src/match/pod-store.ts).
    */
   readonly owner?: OwnerRef
 }

@@ -1,0 +1,296 @@
+// The fields of a `v1/Pod` the byte scanner reads and how they become a PodMeta: exactly what
+// `podMetaOf(JSON.parse(text))` (src/model/convert.ts) extracts, read through a JsonCursor.
+// Each object kind is one loop with a switch on its keys; the last occurrence of a key wins, as
+// in JSON.parse (also for a whole `metadata` given twice).
+import { parseIpv4 } from '../model/convert.ts'
+import { listedContainerMeta, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from '../model/records.ts'
+import type { ContainerMeta, OwnerRef, PodMeta } from '../model/types.ts'
+import { keyTable, type JsonCursor } from './json-cursor.ts'
+import { ByteStringCache } from './json-strings.ts'
+
+/** What the layout needs of the model: its interner and its version strings (src/model/convert.ts). */
+export interface PodModel {
+  /** The shared instance of `s`. */
+  intern(s: string): string
+  /** The pod's version string of its first `n` images (sorts them in place). */
+  versionOf(images: string[], n: number): string
+}
+
+const POD_KEYS = keyTable('metadata', 'spec', 'status')
+const META_KEYS = keyTable('uid', 'name', 'namespace', 'resourceVersion', 'ownerReferences')
+const REF_KEYS = keyTable('controller', 'kind', 'uid', 'name')
+const SPEC_KEYS = keyTable('hostNetwork')
+const STATUS_KEYS = keyTable('podIP', 'podIPs', 'containerStatuses')
+const IP_KEYS = keyTable('ip')
+const CS_KEYS = keyTable('image', 'containerID', 'name')
+
+/** What the pod needs of `metadata`. */
+interface MetaFields {
+  readonly uid: string
+  readonly name: string
+  readonly namespace: string
+  readonly rv: string
+  readonly owner: OwnerRef | undefined
+}
+
+/** What the pod needs of `status`. */
+interface StatusFields {
+  readonly podIP: string
+  /** The first IPv4 among the object entries of `podIPs`, -1 when none. */
+  readonly podIPsIp: number
+  readonly images: string[]
+  readonly containers: ContainerMeta[]
+}
+
+const NO_STATUS: StatusFields = { podIP: '', podIPsIp: -1, images: [], containers: [] }
+
+/** Reads pods through one cursor; repeated strings come from its own cache, interned by the model. */
+export class PodLayout {
+  /** `metadata.resourceVersion` of the last pod read when its metadata is an object, else ''. */
+  rv = ''
+  private readonly cache: ByteStringCache
+
+  constructor(
+    private readonly cur: JsonCursor,
+    private readonly model: PodModel,
+  ) {
+    this.cache = new ByteStringCache(model)
+  }
+
+  /**
+   * The value at `i` (no whitespace before) as a pod: undefined when it is not an object or has no
+   * `metadata.uid`; cur.pos = after it. `listed`: a LIST item, allocated otherwise than a watch
+   * event's object (src/model/records.ts).
+   */
+  read(i: number, listed: boolean): PodMeta | undefined {
+    const cur = this.cur
+    this.rv = ''
+    if (cur.buf[i] !== 123) {
+      cur.pos = cur.skipValue(i)
+      return undefined
+    }
+    let metadata: MetaFields | undefined
+    let hostNetwork = false
+    let status = NO_STATUS
+    for (let k = cur.firstKey(i); k >= 0; k = cur.nextKey(cur.pos)) {
+      switch (cur.readKey(k, POD_KEYS)) {
+        case 0:
+          if (cur.buf[cur.pos] === 123) metadata = this.metadata(cur.pos)
+          else {
+            metadata = undefined
+            cur.pos = cur.skipValue(cur.pos)
+          }
+          break
+        case 1:
+          hostNetwork = this.spec(cur.pos)
+          break
+        case 2:
+          status = this.status(cur.pos, listed)
+          break
+        default:
+          cur.pos = cur.skipValue(cur.pos)
+      }
+    }
+    if (metadata === undefined) return undefined
+    this.rv = metadata.rv
+    if (!metadata.uid) return undefined
+    const podIP = status.podIP
+    let ip = podIP ? parseIpv4(podIP) : -1
+    if (ip < 0) ip = status.podIPsIp
+    ip = ip < 0 ? 0 : ip
+    const hasIp = podIP.length > 0
+    const version = this.model.versionOf(status.images, status.images.length)
+    // A fresh array when shared (NO_STATUS), so no meta aliases another's; else an exact-size copy
+    // (a pushed-to array keeps room for 17).
+    const containers = status === NO_STATUS ? [] : status.containers.slice()
+    const { uid, name, namespace, rv, owner } = metadata
+    return listed
+      ? listedPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers, owner)
+      : newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers, owner)
+  }
+
+  /** `metadata` at `at`, an object. */
+  private metadata(at: number): MetaFields {
+    const cur = this.cur
+    let uid = ''
+    let name = ''
+    let namespace = ''
+    let rv = ''
+    let owner: OwnerRef | undefined
+    for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
+      switch (cur.readKey(k, META_KEYS)) {
+        case 0:
+          uid = cur.readStr(cur.pos)
+          break
+        case 1:
+          name = cur.readStr(cur.pos)
+          break
+        case 2:
+          namespace = cur.readCached(cur.pos, this.cache)
+          break
+        case 3:
+          rv = cur.readStr(cur.pos)
+          break
+        case 4:
+          owner = this.ownerRefs(cur.pos)
+          break
+        default:
+          cur.pos = cur.skipValue(cur.pos)
+      }
+    }
+    return { uid, name, namespace, rv, owner }
+  }
+
+  /**
+   * `ownerReferences` at `at`: its first `controller: true` entry (controllerOf). The strings of
+   * that entry alone are made: where each key's value starts is noted, and read at the end.
+   */
+  private ownerRefs(at: number): OwnerRef | undefined {
+    const cur = this.cur
+    if (cur.buf[at] !== 91) {
+      cur.pos = cur.skipValue(at)
+      return undefined
+    }
+    let owner: OwnerRef | undefined
+    for (let e = cur.firstElement(at); e >= 0; e = cur.nextElement(cur.pos)) {
+      if (owner !== undefined || cur.buf[e] !== 123) {
+        cur.pos = cur.skipValue(e)
+        continue
+      }
+      let controller = false
+      let kind = -1
+      let uid = -1
+      let name = -1
+      for (let k = cur.firstKey(e); k >= 0; k = cur.nextKey(cur.pos)) {
+        const key = cur.readKey(k, REF_KEYS)
+        if (key === 0) controller = cur.readTrue(cur.pos)
+        else {
+          if (key === 1) kind = cur.pos
+          else if (key === 2) uid = cur.pos
+          else if (key === 3) name = cur.pos
+          cur.pos = cur.skipValue(cur.pos)
+        }
+      }
+      if (controller) owner = newOwnerRef(this.cachedAt(kind), this.cachedAt(uid), this.cachedAt(name)) // shared by the core when it keeps the pod
+    }
+    return owner
+  }
+
+  /** The value at `at` (-1: absent) as a cached string, '' when not a string; cur.pos stays. */
+  private cachedAt(at: number): string {
+    if (at < 0) return ''
+    const cur = this.cur
+    const pos = cur.pos
+    const s = cur.readCached(at, this.cache)
+    cur.pos = pos
+    return s
+  }
+
+  /** `spec` at `at`: `hostNetwork === true`. */
+  private spec(at: number): boolean {
+    const cur = this.cur
+    if (cur.buf[at] !== 123) {
+      cur.pos = cur.skipValue(at)
+      return false
+    }
+    let hostNetwork = false
+    for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
+      if (cur.readKey(k, SPEC_KEYS) === 0) hostNetwork = cur.readTrue(cur.pos)
+      else cur.pos = cur.skipValue(cur.pos)
+    }
+    return hostNetwork
+  }
+
+  /** `status.podIPs` at `at`: the first IPv4 `ip` of its object entries (podIpOf), -1 when none. */
+  private podIPs(at: number): number {
+    const cur = this.cur
+    if (cur.buf[at] !== 91) {
+      cur.pos = cur.skipValue(at)
+      return -1
+    }
+    let found = -1
+    for (let e = cur.firstElement(at); e >= 0; e = cur.nextElement(cur.pos)) {
+      if (found >= 0 || cur.buf[e] !== 123) {
+        cur.pos = cur.skipValue(e)
+        continue
+      }
+      let ip = ''
+      for (let k = cur.firstKey(e); k >= 0; k = cur.nextKey(cur.pos)) {
+        if (cur.readKey(k, IP_KEYS) === 0) ip = cur.readStr(cur.pos)
+        else cur.pos = cur.skipValue(cur.pos)
+      }
+      found = parseIpv4(ip)
+    }
+    return found
+  }
+
+  /** `status` at `at`. */
+  private status(at: number, listed: boolean): StatusFields {
+    const cur = this.cur
+    if (cur.buf[at] !== 123) {
+      cur.pos = cur.skipValue(at)
+      return NO_STATUS
+    }
+    let podIP = ''
+    let podIPsIp = -1
+    let images: string[] = []
+    let containers: ContainerMeta[] = []
+    for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
+      switch (cur.readKey(k, STATUS_KEYS)) {
+        case 0:
+          podIP = cur.readStr(cur.pos)
+          break
+        case 1:
+          podIPsIp = this.podIPs(cur.pos)
+          break
+        case 2:
+          images = []
+          containers = []
+          this.containerStatuses(cur.pos, images, containers, listed)
+          break
+        default:
+          cur.pos = cur.skipValue(cur.pos)
+      }
+    }
+    return { podIP, podIPsIp, images, containers }
+  }
+
+  /**
+   * `status.containerStatuses` at `at`: every non-empty image, and the containers that have an id
+   * (a name is read only for those).
+   */
+  private containerStatuses(at: number, images: string[], containers: ContainerMeta[], listed: boolean): void {
+    const cur = this.cur
+    if (cur.buf[at] !== 91) {
+      cur.pos = cur.skipValue(at)
+      return
+    }
+    for (let e = cur.firstElement(at); e >= 0; e = cur.nextElement(cur.pos)) {
+      if (cur.buf[e] !== 123) {
+        cur.pos = cur.skipValue(e)
+        continue
+      }
+      let image = ''
+      let id = ''
+      let name = -1
+      for (let m = cur.firstKey(e); m >= 0; m = cur.nextKey(cur.pos)) {
+        switch (cur.readKey(m, CS_KEYS)) {
+          case 0:
+            image = cur.readCached(cur.pos, this.cache)
+            break
+          case 1:
+            id = cur.readStr(cur.pos)
+            break
+          case 2:
+            name = cur.pos
+            cur.pos = cur.skipValue(cur.pos)
+            break
+          default:
+            cur.pos = cur.skipValue(cur.pos)
+        }
+      }
+      if (image) images.push(image)
+      if (id) containers.push(listed ? listedContainerMeta(id, this.cachedAt(name), image) : newContainerMeta(id, this.cachedAt(name), image))
+    }
+  }
+}

@@ -1,0 +1,151 @@
+// The pods' byte-level converter: a LIST response body or one watch line, as UTF-8 bytes, straight
+// to PodMetas without decoding the text or building the objects (the pod layout, pod-layout.ts,
+// over a JSON cursor, json-cursor.ts). It validates the whole text as JSON.parse does and throws
+// a JsonScanError exactly when JSON.parse of the decoded text would throw; the callers (list.ts,
+// watch.ts) then hand the text to JSON.parse for its error message, and count it in `stats`
+// should JSON.parse accept it.
+import type { PodMeta } from '../model/types.ts'
+import { JsonCursor, keyTable } from './json-cursor.ts'
+import { PodLayout, type PodModel } from './pod-layout.ts'
+
+/** One scanned LIST page. */
+export interface ScannedList<T> {
+  /** Converted items in order (no uid → left out); undefined when `items` is not an array. */
+  readonly items: T[] | undefined
+  /** Elements of `items` (converted or not). */
+  readonly total: number
+  /** `metadata.resourceVersion` when a string, else ''. */
+  readonly resourceVersion: string
+  /** `metadata.continue` when a string, else ''. */
+  readonly continueToken: string
+}
+
+/** One scanned watch line: `type` when it is a string (else undefined), and the converted `object`. */
+export interface ScannedLine<T> {
+  readonly type: string | undefined
+  /** The object converted (undefined: not an object, no uid, or absent). */
+  readonly object: T | undefined
+  /** `object.metadata.resourceVersion` when a string, else ''. */
+  readonly resourceVersion: string
+}
+
+/** Texts the JSON.parse path read instead of the scanner (counted by the callers). */
+export interface ScanStats {
+  /** The scanner rejected a text JSON.parse accepts (never expected; JSON.parse's result stands). */
+  fallbacks: number
+  /** BOOKMARK, ERROR and unknown watch lines: parsed by JSON.parse by design. */
+  parsedLines: number
+}
+
+/** A byte-level converter a ResourceSpec may offer beside its JSON.parse converter. */
+export interface ByteScanner<T> {
+  /** A whole LIST response body (a BOM is skipped). Throws JsonScanError for invalid JSON. */
+  list(body: Uint8Array): ScannedList<T>
+  /** One watch line, `buf[start, end)` (no `\n`; a BOM is not stripped). Throws JsonScanError for invalid JSON. */
+  watchLine(buf: Uint8Array, start: number, end: number): ScannedLine<T>
+  readonly stats: ScanStats
+}
+
+const LIST_KEYS = keyTable('metadata', 'items')
+const LIST_META_KEYS = keyTable('resourceVersion', 'continue')
+const LINE_KEYS = keyTable('type', 'object')
+
+class PodScanner implements ByteScanner<PodMeta> {
+  readonly stats: ScanStats = { fallbacks: 0, parsedLines: 0 }
+  private readonly cur = new JsonCursor()
+  private readonly pods: PodLayout
+
+  constructor(model: PodModel) {
+    this.pods = new PodLayout(this.cur, model)
+  }
+
+  list(body: Uint8Array): ScannedList<PodMeta> {
+    const cur = this.cur
+    try {
+      const at = cur.openText(body)
+      let rv = ''
+      let continueToken = ''
+      let items: PodMeta[] | undefined
+      let total = 0
+      if (body[at] !== 123) cur.pos = cur.skipValue(at)
+      else {
+        for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
+          switch (cur.readKey(k, LIST_KEYS)) {
+            case 0:
+              rv = continueToken = ''
+              if (body[cur.pos] !== 123) {
+                cur.pos = cur.skipValue(cur.pos)
+                break
+              }
+              for (let m = cur.firstKey(cur.pos); m >= 0; m = cur.nextKey(cur.pos)) {
+                const key = cur.readKey(m, LIST_META_KEYS)
+                if (key === 0) rv = cur.readStr(cur.pos)
+                else if (key === 1) continueToken = cur.readStr(cur.pos)
+                else cur.pos = cur.skipValue(cur.pos)
+              }
+              break
+            case 1:
+              total = 0
+              if (body[cur.pos] !== 91) {
+                items = undefined
+                cur.pos = cur.skipValue(cur.pos)
+                break
+              }
+              items = []
+              for (let e = cur.firstElement(cur.pos); e >= 0; e = cur.nextElement(cur.pos)) {
+                total++
+                const meta = this.pods.read(e, true)
+                if (meta !== undefined) items.push(meta)
+              }
+              break
+            default:
+              cur.pos = cur.skipValue(cur.pos)
+          }
+        }
+      }
+      cur.expectEnd(cur.pos)
+      return { items, total: items ? total : 0, resourceVersion: rv, continueToken }
+    } finally {
+      cur.close()
+    }
+  }
+
+  watchLine(buf: Uint8Array, start: number, end: number): ScannedLine<PodMeta> {
+    const cur = this.cur
+    try {
+      const at = cur.open(buf, start, end)
+      let type: string | undefined
+      let object: PodMeta | undefined
+      let rv = ''
+      if (buf[at] !== 123) cur.pos = cur.skipValue(at)
+      else {
+        for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
+          switch (cur.readKey(k, LINE_KEYS)) {
+            case 0:
+              if (buf[cur.pos] === 34) type = cur.readString(cur.pos)
+              else {
+                type = undefined
+                cur.pos = cur.skipValue(cur.pos)
+              }
+              break
+            case 1:
+              object = this.pods.read(cur.pos, false)
+              rv = this.pods.rv
+              break
+            default:
+              cur.pos = cur.skipValue(cur.pos)
+          }
+        }
+      }
+      cur.expectEnd(cur.pos)
+      return { type, object, resourceVersion: rv }
+    } finally {
+      cur.close()
+    }
+  }
+}
+
+/** A pod scanner with its own cursor and string cache; `model` interns its strings and makes its versions. */
+export function createPodScanner(model: PodModel): ByteScanner<PodMeta> {
+  return new PodScanner(model)
+}
