@@ -144,12 +144,12 @@ describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
     const never: Lookup = () => new Promise(() => {})
     const link = running({ host: 'blackhole.example', port: 8000, hostname: 'h', connectTimeoutMs: 30, ...fast }, undefined, { lookup: never })
     // The attempt's timer starts once the link has begun it (real promise turns, however slow the machine).
-    await until(() => (link.state === 'connecting' && link.clock.pending > 0 ? true : undefined), 'the attempt started')
+    await until(() => link.state === 'connecting' && link.clock.pending > 0, 'the attempt started')
     await link.clock.advance(29)
     expect(link.stats().connectErrors.timeout).toBe(0)
     await link.clock.advance(1)
     // Time stands still on the fake clock, so the link cannot pass beyond backoff while this waits.
-    await until(() => (link.state === 'backoff' ? true : undefined), 'backoff after the timeout')
+    await until(() => link.state === 'backoff', 'backoff after the timeout')
     expect(link.stats().connectErrors.timeout).toBe(1)
     await link.clock.advance(fast.backoffMaxMs + 30)
     await until(() => link.stats().connectErrors.timeout >= 2, 'two timeouts')
