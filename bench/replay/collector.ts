@@ -1,6 +1,6 @@
-// Runs the real collector (`node dist/cli.mjs run`, or `deno run` with BENCH_COLLECTOR=deno; a
-// separate process) against a replay server, with an in-process sink as its reducer (sink.ts):
-// counts announcements, times the initial sync, measures the process via /proc and reads its /metrics.
+// Runs the real collector (`node dist/cli.mjs run` or `deno run dist/cli.mjs run`, a separate
+// process) against a replay server, with an in-process sink as its reducer (sink.ts): counts
+// announcements, times the initial sync, measures the process via /proc and reads its /metrics.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -17,23 +17,43 @@ export const CLI = join(dirname(fileURLToPath(import.meta.url)), '../../dist/cli
 /** The V8 flags the collector ships with (its shebang, its executables), so the bench runs it as shipped. */
 export const V8_FLAGS = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../scripts/v8-flags.json'), 'utf8')) as string[]
 
+/** Deno: what the `deno compile` executable ships (the headline figures); Node: the bundle and the SEA. */
+export type CollectorRuntime = 'deno' | 'node'
+const RUNTIMES: readonly CollectorRuntime[] = ['deno', 'node']
+
 /**
- * The runtime the cluster sections run the bundle on: Node (default) or, with `BENCH_COLLECTOR=deno`,
- * Deno — what the `deno compile` executable ships. Sections that run the collector append
+ * The runtimes the sync section runs the collector on, the shipped one first: both by default,
+ * one with `BENCH_COLLECTOR=deno` or `=node`.
+ */
+export const syncRuntimes: readonly CollectorRuntime[] = (() => {
+  const only = process.env.BENCH_COLLECTOR
+  if (!only) return RUNTIMES
+  if (!RUNTIMES.includes(only as CollectorRuntime)) throw new Error(`BENCH_COLLECTOR=${only}: expected ${RUNTIMES.join(' or ')}`)
+  return [only as CollectorRuntime]
+})()
+
+/**
+ * The runtime of the churn and wire sections: Node, or Deno with `BENCH_COLLECTOR=deno`; they append
  * {@link runtimeSuffix} to their names, so Deno's results go to files of their own.
  */
-const COLLECTOR_RUNTIME: 'node' | 'deno' = process.env.BENCH_COLLECTOR === 'deno' ? 'deno' : 'node'
-export const runtimeSuffix = COLLECTOR_RUNTIME === 'deno' ? '-deno' : ''
-/** How the collector is started, for the sections' notes. */
-export const collectorCommand = COLLECTOR_RUNTIME === 'deno' ? '`deno run dist/cli.mjs run` (BENCH_COLLECTOR=deno)' : '`node dist/cli.mjs run`'
+export const churnRuntime: CollectorRuntime = process.env.BENCH_COLLECTOR === 'deno' ? 'deno' : 'node'
+export const runtimeSuffix = churnRuntime === 'deno' ? '-deno' : ''
+
+/** How the collector is started on `runtime`, for the sections' notes. */
+export const collectorCommand = (runtime: CollectorRuntime): string =>
+  runtime === 'deno' ? '`deno run --no-code-cache dist/cli.mjs run` (the deno compile executable\'s runtime, flags and permissions)' : '`node dist/cli.mjs run`'
 
 /** The Deno binary of the `deno` dev dependency (what `npm run compile` builds with). */
 export const denoBin = (): string => join(dirname(createRequire(import.meta.url).resolve('deno/package.json')), 'deno')
 
-function collectorArgv(nodeArgs: readonly string[]): string[] {
-  if (COLLECTOR_RUNTIME === 'node') return [process.execPath, ...V8_FLAGS, ...nodeArgs, CLI]
-  if (nodeArgs.length > 0) throw new Error(`Node flags (${nodeArgs.join(' ')}) do not apply to the collector on Deno (BENCH_COLLECTOR=deno)`)
-  return [denoBin(), 'run', `--v8-flags=${V8_FLAGS.join(',')}`, '--allow-net', '--allow-read', '--allow-env', '--allow-sys=hostname,cpus,osRelease', CLI]
+// On Deno, as scripts/compile.mjs builds the executable: the same V8 flags, permissions and no code cache.
+function collectorArgv(runtime: CollectorRuntime, nodeArgs: readonly string[]): string[] {
+  if (runtime === 'node') return [process.execPath, ...V8_FLAGS, ...nodeArgs, CLI]
+  if (nodeArgs.length > 0) throw new Error(`Node flags (${nodeArgs.join(' ')}) do not apply to the collector on Deno`)
+  return [
+    denoBin(), 'run', '--no-code-cache', `--v8-flags=${V8_FLAGS.join(',')}`,
+    '--allow-all', CLI,
+  ]
 }
 
 export interface CollectorRun {
@@ -59,6 +79,8 @@ export interface CollectorRun {
 }
 
 export interface CollectorRunOptions {
+  /** Default: {@link churnRuntime}. */
+  readonly runtime?: CollectorRuntime
   /** Node flags for the collector, e.g. `--cpu-prof`. */
   readonly nodeArgs?: readonly string[]
   /** Relay the reducer connection through a {@link CaptureProxy} that keeps every byte. */
@@ -117,10 +139,15 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
   const capture = opts.capture ? await startCaptureProxy(sink.port) : undefined
   const httpPort = await freePort()
   const t0 = performance.now()
-  const [command, ...prefix] = collectorArgv(opts.nodeArgs ?? [])
+  const [command, ...prefix] = collectorArgv(opts.runtime ?? churnRuntime, opts.nodeArgs ?? [])
+  // The replay server keeps a watch open until the bench ends it (no history to resume from, so it
+  // ignores timeoutSeconds): the longest silence limit keeps idle watches open through a bench run.
   child = spawn(
     command!,
-    [...prefix, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(capture?.port ?? sink.port), '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn'],
+    [
+      ...prefix, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(capture?.port ?? sink.port),
+      '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn', '--api-silence-limit-secs', '600',
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'], cwd: dir },
   )
   const pid = child.pid!

@@ -16,6 +16,8 @@ export interface ReplayServer {
   setWatchSample(lines: readonly Buffer[]): void
   /** Resolves once at least `n` pod watches are open. */
   waitPodWatchers(n: number, timeoutMs: number): Promise<void>
+  /** Ends every open pod watch with an in-stream 410 (`ERROR` Expired): its client must relist. */
+  expirePodWatches(): void
   /**
    * Writes `events` to every open pod watch at `rate` events/s (in 10 ms ticks). `onSent` gets each
    * event's uid and the Date.now() after its write. Resolves with the achieved send rate and how
@@ -96,6 +98,12 @@ export async function startReplayServer(cluster: ReplayCluster): Promise<ReplayS
           waiters.push(resolve)
           setTimeout(resolve, 100)
         })
+      }
+    },
+    expirePodWatches() {
+      for (const w of watches) {
+        w.end('{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version","reason":"Expired","code":410}}\n')
+        watches.delete(w)
       }
     },
     async stream(events, rate, onSent) {

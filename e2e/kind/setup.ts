@@ -1,8 +1,8 @@
 // The kind suite's fixtures: the kind cluster (created or reused), the collector image built and
 // loaded into it, the fake reducer (the same image running `tap`) as a testcontainers container
 // on the `kind` Docker network, and the collector deployed from kind/collector.yaml.
-import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers'
 import type { DisruptMode } from './disrupt.ts'
 import { exec, retry } from './exec.ts'
@@ -17,7 +17,7 @@ export interface KindSuiteConfig {
   readonly keep: boolean
   /** The collector image built from the Dockerfile and loaded into kind. */
   readonly image: string
-  /** DENORT_BIN build-arg (a deno runtime inside the build context), when set. */
+  /** DENORT_BIN: Deno's base runtime on this machine (absolute, or relative to the working folder, as `npm run compile` takes it), when set. */
   readonly denortBin?: string
   /** Where the cluster's kubeconfig is written (a temporary file; ~/.kube/config is not touched). */
   readonly kubeconfig: string
@@ -75,10 +75,24 @@ export async function controlPlaneNode(clusterName: string): Promise<string> {
   return cp
 }
 
-/** `docker build` of the repository's Dockerfile, then `kind load docker-image` into the cluster. */
+/** Where DENORT_BIN is put for the image build: the one file under .tmp the build context includes (.dockerignore). */
+const DENORT_IN_CONTEXT = '.tmp/denort'
+
+/**
+ * `docker build` of the repository's Dockerfile, then `kind load docker-image` into the cluster.
+ * DENORT_BIN is copied into the build context first and named to the build by its path there.
+ */
 export async function buildAndLoadImage(config: KindSuiteConfig, log: (line: string) => void): Promise<void> {
-  log(`building ${config.image} (docker build; the first build downloads npm packages and the deno runtime)`)
-  const buildArgs = config.denortBin ? ['--build-arg', `DENORT_BIN=${config.denortBin}`] : []
+  log(`building ${config.image} (docker build; the first build downloads npm packages${config.denortBin ? '' : ' and the deno runtime'})`)
+  const buildArgs: string[] = []
+  if (config.denortBin) {
+    const staged = join(config.root, DENORT_IN_CONTEXT)
+    if (resolve(config.denortBin) !== staged) {
+      mkdirSync(dirname(staged), { recursive: true })
+      copyFileSync(resolve(config.denortBin), staged)
+    }
+    buildArgs.push('--build-arg', `DENORT_BIN=${DENORT_IN_CONTEXT}`)
+  }
   await exec('docker', ['build', '-t', config.image, ...buildArgs, '.'], { cwd: config.root, timeoutMs: 30 * 60_000, echo: true })
   log(`loading ${config.image} into ${config.clusterName}`)
   await exec('kind', ['load', 'docker-image', config.image, '--name', config.clusterName], { timeoutMs: 10 * 60_000 })

@@ -1,8 +1,8 @@
 // The kind suite after its preflight: fixtures up (cluster, image, tap, pre-existing workload,
 // collector), every scenario in order, a summary table, teardown unless asked to keep things.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { quiescent, scenarios, type Scenario } from '../scenarios/scenarios.ts'
 import { cronJob, deployment, NS, snapshotWorkload } from '../scenarios/workloads.ts'
 import { KindCluster } from './backend.ts'
@@ -49,9 +49,15 @@ export function configFromEnv(root: string, env: NodeJS.ProcessEnv = process.env
     clusterName: env.K8S_COLLECTOR_E2E_CLUSTER || 'k8s-collector-e2e',
     keep: env.K8S_COLLECTOR_E2E_KEEP === '1',
     image: 'k8s-collector:e2e',
-    ...(env.DENORT_BIN ? { denortBin: env.DENORT_BIN } : {}),
+    ...(env.DENORT_BIN ? { denortBin: denortFrom(env.DENORT_BIN) } : {}),
     kubeconfig: join(mkdtempSync(join(tmpdir(), 'k8s-collector-e2e-')), 'kubeconfig'),
   }
+}
+
+/** DENORT_BIN as given (absolute, or relative to the working folder); a missing file is a configuration error. */
+function denortFrom(path: string): string {
+  if (!existsSync(resolve(path))) throw new Error(`DENORT_BIN=${path} does not exist`)
+  return path
 }
 
 const started = Date.now()

@@ -11,6 +11,7 @@ import { createModelContext } from '../model/index.ts'
 import { configureLogger, logger } from '../observe/log.ts'
 import { createRegistry, type Registry } from '../observe/metrics.ts'
 import { registerBuildInfo, registerProcessMetrics, runtimeInfo } from '../observe/process.ts'
+import { startMemoryWatch } from '../observe/memory.ts'
 import { startHealthServer } from '../observe/http.ts'
 import { describeKubeconfig } from './kubeconfig-source.ts'
 import { cittyArgs } from './options.ts'
@@ -114,6 +115,7 @@ export default defineCommand({
       log.info(`leader election on lease ${namespace}/${name} as ${identity} (duration ${leaseDurationSecs} s, renew deadline ${renewDeadlineSecs} s, retry ${retryPeriodSecs} s)`)
     }
 
+    startMemoryWatch(registry, abort.signal)
     const running = collector.run(abort.signal)
     const outcome = await Promise.race([stopping, running.then(() => 'done' as const)])
     if (outcome !== 'done') log.info(`${outcome}: shutting down`)

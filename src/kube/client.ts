@@ -1,12 +1,16 @@
 // The API server connection: kubeconfig / in-cluster auth via @kubernetes/client-node's KubeConfig,
-// and our own streaming GET over node:http(s), which behaves the same on Node and on Deno.
+// and our own streaming GET: over node:http(s) on Node, over fetch on Deno (fetch-transport.ts), the
+// same behaviour on both.
 import http from 'node:http'
 import https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
-import { KubeAbortedError, KubeConfigError, KubeIdleTimeoutError, KubeTransportError, type KubeError } from './errors.ts'
+import { KubeAbortedError, KubeConfigError, KubeTransportError, type KubeError } from './errors.ts'
 import { concatBytes } from '../bytes.ts'
-import { systemClock, type Clock } from '../util/clock.ts'
-import { startWatchdog } from './watchdog.ts'
+import { createBodyBuffers, type BodyBuffers } from './body-buffers.ts'
+import { createFetchTransport } from './fetch-transport.ts'
+import { guardRequest, type RequestGuard } from './request-guard.ts'
+import { logger } from '../observe/log.ts'
+import type { Clock } from '../util/clock.ts'
 
 /** How `createKubeClient` finds the API server and credentials. */
 export interface KubeClientOptions {
@@ -54,9 +58,13 @@ export interface KubeResponse {
   read(): Promise<Uint8Array | null>
   /** The whole remaining body as text; only the first `maxChars` are kept (default: all). */
   text(maxChars?: number): Promise<string>
-  /** The whole remaining body as bytes, undecoded; only the first `maxBytes` are kept (default: all), the rest is drained. */
+  /**
+   * The whole remaining body as bytes, undecoded; only the first `maxBytes` are kept (default: all),
+   * the rest is drained. The bytes stay valid until `close()`: closing a response read this way
+   * lets the client reuse its buffer for a later body.
+   */
   bytes(maxBytes?: number): Promise<Uint8Array>
-  /** Destroys the connection; pending and later reads reject with `reason` (default: aborted). */
+  /** Destroys the connection; pending and later reads reject with `reason` (default: aborted). After `bytes()`, releases its buffer. */
   close(reason?: KubeError): void
 }
 
@@ -113,6 +121,11 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   const server = (kc.getCurrentCluster()?.server ?? '').replace(/\/+$/, '')
   if (!server) throw new KubeConfigError('kubeconfig has no cluster server')
   const userAgent = opts.userAgent ?? 'k8s-collector'
+  const buffers = createBodyBuffers()
+  const fetchTransport = createFetchTransport(buffers)
+  // client-node puts a kubeconfig's proxy-url into a proxy agent, which only node:http(s) can use.
+  const proxied = Boolean(kc.getCurrentCluster()?.proxyUrl)
+  let warned = false
   const open = async (pathAndQuery: string, req: KubeSendOptions): Promise<KubeResponse> => {
     if (req.signal?.aborted) throw new KubeAbortedError('aborted before the request')
     const headers: Record<string, string> = { Accept: req.accept, 'User-Agent': userAgent }
@@ -127,7 +140,16 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
     } catch (err) {
       throw new KubeTransportError(`credentials: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
     }
-    return send(new URL(server + pathAndQuery), options, req)
+    const url = new URL(server + pathAndQuery)
+    if (fetchTransport === undefined) return send(url, options, req, buffers)
+    if (fetchTransport.canSend(url, options, proxied)) return fetchTransport.send(url, options, req)
+    if (!warned) {
+      warned = true
+      logger
+        .withTag('kube')
+        .warn('on Deno, a kubeconfig with insecure-skip-tls-verify, tls-server-name, a PKCS#12 bundle or proxy-url goes over node:https, which holds about twice the memory (bench/README.md, issue 16)')
+    }
+    return send(url, options, req, buffers)
   }
   return {
     server,
@@ -137,85 +159,69 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   }
 }
 
-function send(url: URL, options: https.RequestOptions, opts: KubeSendOptions): Promise<KubeResponse> {
+function send(url: URL, options: https.RequestOptions, opts: KubeSendOptions, buffers: BodyBuffers): Promise<KubeResponse> {
   return new Promise((resolve, reject) => {
     const req = (url.protocol === 'http:' ? http : https).request(url, options)
-    let closedBy: KubeError | undefined
     let settled = false
-    const close = (reason: KubeError): void => {
-      closedBy ??= reason
-      req.destroy()
-    }
-    const dog = startWatchdog(opts.clock ?? systemClock, opts.idleTimeoutMs, (silentMs) =>
-      close(new KubeIdleTimeoutError(`${opts.what ?? 'request'} torn down (peer_silent): the API server sent nothing for ${(silentMs / 1000).toFixed(1)} s`)),
-    )
-    const onAbort = (): void => close(new KubeAbortedError('aborted'))
-    opts.signal?.addEventListener('abort', onAbort, { once: true })
-    const cleanup = (): void => {
-      dog.stop()
-      opts.signal?.removeEventListener('abort', onAbort)
-    }
+    const guard = guardRequest(opts, () => req.destroy())
     req.on('error', (err) => {
       if (settled) return // reported through the body reader
       settled = true
-      cleanup()
-      reject(closedBy ?? new KubeTransportError(`${url.host}: ${err.message}`, { cause: err }))
+      guard.cleanup()
+      reject(guard.closedBy() ?? new KubeTransportError(`${url.host}: ${err.message}`, { cause: err }))
     })
     req.on('close', () => {
       // Some runtimes close a destroyed request without an 'error' event.
       if (settled) return
       settled = true
-      cleanup()
-      reject(closedBy ?? new KubeTransportError(`${url.host}: connection closed before the response`))
+      guard.cleanup()
+      reject(guard.closedBy() ?? new KubeTransportError(`${url.host}: connection closed before the response`))
     })
     req.on('response', (res) => {
       settled = true
-      dog.kick()
+      guard.kick()
       res.on('error', () => {}) // surfaced by read(); never an unhandled 'error' event
-      resolve(responseOf(res, dog, cleanup, close, () => closedBy))
+      resolve(responseOf(res, buffers, guard))
     })
     req.end(opts.body)
   })
 }
 
-function responseOf(
-  res: http.IncomingMessage,
-  dog: { kick(): void },
-  cleanup: () => void,
-  close: (reason: KubeError) => void,
-  closedBy: () => KubeError | undefined,
-): KubeResponse {
+function responseOf(res: http.IncomingMessage, buffers: BodyBuffers, guard: RequestGuard): KubeResponse {
   const chunks = res[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
   let done = false
   const finish = (): void => {
     done = true
-    cleanup()
+    guard.cleanup()
   }
   const read = async (): Promise<Uint8Array | null> => {
     if (done) {
-      const reason = closedBy()
+      const reason = guard.closedBy()
       if (reason) throw reason
       return null
     }
-    dog.kick()
+    guard.kick()
     let r: IteratorResult<Uint8Array>
     try {
       r = await chunks.next()
     } catch (err) {
       finish()
-      throw closedBy() ?? new KubeTransportError(`response body: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+      throw guard.closedBy() ?? new KubeTransportError(`response body: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
     }
     if (r.done) {
       finish()
-      const reason = closedBy()
+      const reason = guard.closedBy()
       if (reason) throw reason
       // Node reports a connection closed before the last chunk as an error; be strict on every runtime.
       if (!res.complete) throw new KubeTransportError('response body ended before its end marker')
       return null
     }
-    dog.kick()
+    guard.kick()
     return r.value
   }
+  const readers = bodyReaders(read)
+  // The buffer bytes() returned, until close().
+  let pooled: Uint8Array | undefined
   return {
     status: res.statusCode ?? 0,
     header(name) {
@@ -223,21 +229,43 @@ function responseOf(
       return Array.isArray(v) ? v.join(', ') : v
     },
     read,
-    ...bodyReaders(read),
+    text: readers.text,
+    async bytes(maxBytes) {
+      const got = await readers.chunks(maxBytes)
+      // One chunk is handed out as it is; more are joined in a buffer of the pool.
+      if (got.chunks.length > 1) pooled = buffers.take(got.length)
+      return concatBytes(got.chunks, got.length, pooled)
+    },
     close(reason = new KubeAbortedError('closed')) {
+      if (pooled) buffers.give(pooled)
+      pooled = undefined
       if (done) return
       finish()
-      close(reason)
+      guard.close(reason)
     },
   }
 }
 
 /**
- * `text()` and `bytes()` of a response, from its chunk reader: both read to the end, keep the
- * first `max` characters/bytes and drain the rest, so the connection ends cleanly.
+ * `text()` and `bytes()` of a response, from its chunk reader, and `chunks()`, the body's chunks
+ * as read: all read to the end, keep the first `max` characters/bytes and drain the rest, so the
+ * connection ends cleanly.
  */
-export function bodyReaders(read: () => Promise<Uint8Array | null>): Pick<KubeResponse, 'text' | 'bytes'> {
+export function bodyReaders(read: () => Promise<Uint8Array | null>): Pick<KubeResponse, 'text' | 'bytes'> & {
+  chunks(maxBytes?: number): Promise<{ chunks: Uint8Array[]; length: number }>
+} {
+  const chunks = async (maxBytes = Number.POSITIVE_INFINITY): Promise<{ chunks: Uint8Array[]; length: number }> => {
+    const parts: Uint8Array[] = []
+    let length = 0
+    for (let chunk = await read(); chunk !== null; chunk = await read()) {
+      if (length >= maxBytes) continue
+      parts.push(chunk)
+      length += chunk.length
+    }
+    return { chunks: parts, length: Math.min(length, maxBytes) }
+  }
   return {
+    chunks,
     async text(maxChars = Number.POSITIVE_INFINITY) {
       const decoder = new TextDecoder('utf-8')
       const parts: string[] = []
@@ -252,15 +280,9 @@ export function bodyReaders(read: () => Promise<Uint8Array | null>): Pick<KubeRe
       const text = parts.join('')
       return text.length > maxChars ? text.slice(0, maxChars) : text
     },
-    async bytes(maxBytes = Number.POSITIVE_INFINITY) {
-      const parts: Uint8Array[] = []
-      let length = 0
-      for (let chunk = await read(); chunk !== null; chunk = await read()) {
-        if (length >= maxBytes) continue
-        parts.push(chunk)
-        length += chunk.length
-      }
-      return concatBytes(parts, Math.min(length, maxBytes))
+    async bytes(maxBytes) {
+      const got = await chunks(maxBytes)
+      return concatBytes(got.chunks, got.length)
     },
   }
 }

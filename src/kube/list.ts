@@ -53,7 +53,8 @@ export async function fetchListPage<T extends { readonly resourceVersion: string
   if (res.status !== 200) throw await responseError(res, clock.now())
   if (spec.scan === undefined) return pageOfText(spec, await res.text())
 
-  // The byte-level path: no decoded text and no object graph for the body.
+  // The byte-level path: no decoded text and no object graph for the body. Closing the response
+  // once the page is read lets the client reuse the body's buffer.
   const body = await res.bytes()
   let page: ScannedList<T>
   try {
@@ -66,6 +67,8 @@ export async function fetchListPage<T extends { readonly resourceVersion: string
     const parsed = pageOfText(spec, new TextDecoder().decode(body))
     spec.scan.stats.fallbacks++
     return parsed
+  } finally {
+    res.close()
   }
   if (page.items === undefined || !page.resourceVersion) {
     throw new KubeDecodeError(`${spec.name} list: no items or no metadata.resourceVersion`)

@@ -22,4 +22,5 @@ export {
   type Registry,
 } from './metrics.ts'
 export { registerBuildInfo, registerProcessMetrics, runtimeInfo } from './process.ts'
+export { readCgroupMemoryLimit, startMemoryWatch, WARN_RATIO, type CgroupMemoryLimit, type MemoryWatchDeps } from './memory.ts'
 export { HealthServerError, startHealthServer, type HealthServer, type HealthServerOptions, type HttpReply, type ReadyState, type Route } from './http.ts'
