@@ -8,11 +8,14 @@ import type { OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
 import { logger } from '../observe/log.ts'
 import type { Registry } from '../observe/metrics.ts'
 import { sleep, systemClock, type Clock, type TimerHandle } from '../util/clock.ts'
+import { registerWatchHealth, watchUnreadiness, type StreamHealth, type WatchHealthSource } from './watch-health.ts'
 
 /** One list/watch stream as the collector consumes it. */
 export interface CollectorStream<T> extends AsyncIterable<StreamEvent<T>> {
   /** Restarts the stream with a fresh list (init … initDone), aborting its current watch. */
   relist(): void
+  /** Its contact with the API server (docs/behaviour.md §15). */
+  health(): StreamHealth
 }
 
 export interface CollectorStreams {
@@ -42,7 +45,7 @@ export interface CollectorDeps {
 export interface Collector {
   /** Runs until `signal` aborts; resolves once streams and link are closed. */
   run(signal: AbortSignal): Promise<void>
-  /** `/readyz`: primed and connected to the reducer (docs/behaviour.md §6). */
+  /** `/readyz`: primed, the watches reaching the API server, and connected to the reducer (docs/behaviour.md §6, §15). */
   readiness(): { ready: boolean; reason?: string }
   readonly core: CollectorCore
 }
@@ -70,6 +73,10 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     help: 'Owner relists requested because the waiting limit was reached (docs/behaviour.md §6).',
   })
   registerCoreMetrics(deps.registry, core)
+  /** Streams the priming timeout connected without, until their first list completes (§15). */
+  const listPending = new Set<StreamName>()
+  const health: WatchHealthSource = { streams: deps.streams, startedAt: clock.now(), now: () => clock.now(), core: () => core.stats(), listPending }
+  registerWatchHealth(deps.registry, health)
 
   /** Aborted once the core is primed: ends the priming wait. */
   const primed = new AbortController()
@@ -154,8 +161,9 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     reporter.record(outage)
   }
 
-  /** A stream's 403/404 and its recovery (its next initDone), each reported once. */
+  /** A stream's 403/404 and its recovery (its next initDone), each reported once; either ends a list pending since the priming timeout. */
   function availability(name: StreamName, ev: StreamEvent<unknown>): void {
+    listPending.delete(name)
     if (ev.type === 'unavailable') {
       unavailable.add(name)
       reporter.record({ reason: 'ResourceUnavailable', resource: name, status: httpStatusOf(ev.reason) })
@@ -196,6 +204,8 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
         const missing = STREAMS.filter((s) => !core.stats().primed[s])
         return { ready: false, reason: `initial list pending: ${missing.join(', ')}` }
       }
+      const watches = watchUnreadiness(health)
+      if (watches) return { ready: false, reason: watches }
       if (link.state !== 'connected') return { ready: false, reason: `reducer link ${link.state}` }
       return { ready: true }
     },
@@ -218,7 +228,10 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       } else if (!signal.aborted) {
         const missing = STREAMS.filter((s) => !core.stats().primed[s])
         log.warn(`priming timeout (${opts.primingTimeoutSecs}s): connecting without the initial list of ${missing.join(', ')}`)
-        for (const s of missing) send(core.markUnavailable(s, 'priming timeout'), clock.now())
+        for (const s of missing) {
+          listPending.add(s)
+          send(core.markUnavailable(s, 'priming timeout'), clock.now())
+        }
         after()
       }
 
@@ -241,16 +254,4 @@ function registerCoreMetrics(registry: Registry, core: CollectorCore): void {
   gauge('k8s_collector_owner_tombstones', 'Deleted owners kept resolvable (docs/behaviour.md §4).', (s) => s.tombstones)
   gauge('k8s_collector_epoch', 'The current epoch: pod_resync count of this process.', (s) => s.epoch)
   gauge('k8s_collector_forced_resyncs', 'Epochs started because of the waiting limit.', (s) => s.forcedResyncs)
-  registry.gauge({
-    name: 'k8s_collector_stream_available',
-    help: '1 when the API server serves the stream, 0 after 403/404 (docs/behaviour.md §3).',
-    labelNames: ['stream'],
-    collect: () => STREAMS.map((s) => [[s], core.stats().available[s] ? 1 : 0] as const),
-  })
-  registry.gauge({
-    name: 'k8s_collector_stream_primed',
-    help: '1 once the stream delivered its first complete list (or was declared unavailable).',
-    labelNames: ['stream'],
-    collect: () => STREAMS.map((s) => [[s], core.stats().primed[s] ? 1 : 0] as const),
-  })
 }
