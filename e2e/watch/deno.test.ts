@@ -21,7 +21,8 @@ describe('watch layer on Deno', () => {
     expect(verdict).toMatchObject({
       synced: true,
       watchEvent: true,
-      resumedFrom: ['11', '12'],
+      resumedFrom: ['10', '11', '12'],
+      listClosed: true,
       events: ['init', 'initApply@9', 'initDone', 'apply@11', 'apply@12', 'delete@13'],
       abortEnded: true,
       socketClosed: true,

@@ -9,7 +9,7 @@ import { startSimulator, type Simulator } from '../sim/index.ts'
 import { waitFor } from '../harness/wait.ts'
 import { Printer, relistTotal, rvOfPath, STREAMS, type Line } from './printer-process.ts'
 
-const PRINTER_ARGS = ['--idle-timeout-ms', '1500', '--backoff-initial-ms', '50', '--backoff-max-ms', '400', '--watch-timeout-secs', '4,6', '--stats-interval-ms', '200']
+const PRINTER_ARGS = ['--silence-limit-ms', '1500', '--backoff-initial-ms', '50', '--backoff-max-ms', '400', '--watch-timeout-secs', '4,6', '--stats-interval-ms', '200']
 const META_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1'
 
 const container = (name: string, image: string) => ({ name, image })
@@ -277,24 +277,24 @@ describe.each(['node', 'deno'])('watch layer on %s against the simulator', (runt
     expect(after.listMode).toBe('streaming')
   })
 
-  it('detects a stalled connection by the idle timeout and restarts the watch', async () => {
+  it('tears a stalled connection down by the silence limit and restarts the watch', async () => {
     const before = await p.freshStats()
     const m = p.mark()
     sim.faults.stallWatches(true)
     let after: Record<string, Line>
     try {
-      after = await p.until('idle-timeout errors on every stream', async () => {
+      after = await p.until('peer_silent teardowns on every stream', async () => {
         const st = await p.freshStats()
-        return STREAMS.every((s) => (st[s]!.errors.idle ?? 0) > (before[s]!.errors.idle ?? 0) && st[s]!.watchRestarts > before[s]!.watchRestarts) ? st : undefined
+        return STREAMS.every((s) => st[s]!.disconnects.peer_silent > before[s]!.disconnects.peer_silent && st[s]!.watchRestarts > before[s]!.watchRestarts) ? st : undefined
       }, 8_000)
     } finally {
       sim.faults.stallWatches(false)
     }
     for (const s of STREAMS) {
       expect(relistTotal(after[s])).toBe(relistTotal(before[s]))
-      expect(after[s]!.lastError?.label ?? '').toMatch(/idle|shortWatch/)
+      expect(after[s]!.lastError?.label ?? '').toMatch(/peer_silent|shortWatch/)
     }
-    expect(p.since(m, 'log').some((l) => /no bytes from the API server for 1500 ms/.test(l.msg))).toBe(true)
+    expect(p.since(m, 'log').some((l) => /watch from resourceVersion \d+ \(timeoutSeconds \d\) torn down \(peer_silent\): the API server sent nothing for 1\.5 s/.test(l.msg))).toBe(true)
     const uid = sim.create('pods', { metadata: { name: 'after-stall', namespace: 'default' }, spec: { containers: [container('a', 'a:1')] } }).metadata.uid
     await p.until('the pod created after the stall', () => p.events('pods', m).find((e) => e.uid === uid))
   })

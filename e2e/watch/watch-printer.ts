@@ -7,7 +7,7 @@
 // (`node --import tsx`) and on Deno (`deno run --allow-all`); prints `t: 'ready'` once the streams
 // run, and exits 0 on SIGTERM/SIGINT after a last `t: 'exit'` line.
 //
-//   node --import tsx e2e/watch/watch-printer.ts --kubeconfig FILE [--idle-timeout-ms 1500]
+//   node --import tsx e2e/watch/watch-printer.ts --kubeconfig FILE [--silence-limit-ms 1500]
 //     [--backoff-initial-ms 50] [--backoff-max-ms 400] [--watch-timeout-secs 4,6] [--stats-interval-ms 200]
 import { Buffer } from 'node:buffer'
 import { parseArgs } from 'node:util'
@@ -22,7 +22,7 @@ import { logger } from '../../src/observe/log.ts'
 const { values: args } = parseArgs({
   options: {
     kubeconfig: { type: 'string' },
-    'idle-timeout-ms': { type: 'string', default: '1500' },
+    'silence-limit-ms': { type: 'string', default: '1500' },
     'backoff-initial-ms': { type: 'string', default: '50' },
     'backoff-max-ms': { type: 'string', default: '400' },
     'watch-timeout-secs': { type: 'string', default: '4,6' },
@@ -206,7 +206,7 @@ const ac = new AbortController()
 const client = tapClient(createKubeClient({ kubeconfigPath }))
 const opts: WatchOptions = {
   signal: ac.signal,
-  idleTimeoutMs: num('idle-timeout-ms'),
+  silenceLimitMs: num('silence-limit-ms'),
   watchTimeoutSecs: [minSecs, maxSecs > minSecs ? maxSecs : minSecs + 1],
   backoff: { initialMs: num('backoff-initial-ms'), maxMs: num('backoff-max-ms') },
 }

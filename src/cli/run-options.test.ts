@@ -27,9 +27,11 @@ describe('resolveRunConfig', () => {
       deleteCapacity: 10_000,
       waitingLimit: 10_000,
       heartbeatIntervalSecs: 2,
+      reducerSilenceLimitSecs: 20,
       primingTimeoutSecs: 60,
       hostname: 'node-a',
       labels: [],
+      apiSilenceLimitSecs: 30,
       httpListen: { host: '0.0.0.0', port: 8080 },
       logLevel: 'info',
       logFormat: 'json',
@@ -48,6 +50,8 @@ describe('resolveRunConfig', () => {
     'http-listen': ['127.0.0.1:9000', ':9001'],
     'log-level': ['debug', 'warn'],
     'log-format': ['json', 'pretty'],
+    'reducer-silence-limit-secs': ['25', '40'],
+    'api-silence-limit-secs': ['45', '60'],
   }
   it.each(both.map((o) => [o.flag!, o.env!] as const))('--%s over %s over the default', (flag, env) => {
     const [fromFlag, fromEnv] = sample[flag] ?? ['3', '4']
@@ -90,6 +94,7 @@ describe('resolveRunConfig', () => {
     [{ env: { K8S_COLLECTOR_LOG_FORMAT: 'xml' } }, 'K8S_COLLECTOR_LOG_FORMAT="xml" is not one of pretty, json'],
     [{ argv: ['--http-listen', 'nope'] }, '--http-listen="nope" is not HOST:PORT (e.g. 0.0.0.0:8080)'],
     [{ argv: ['--heartbeat-interval-sec', '30'] }, '--heartbeat-interval-sec="30" is out of range (1–25)'],
+    [{ argv: ['--api-silence-limit-secs', '5'] }, '--api-silence-limit-secs="5" is out of range (10–600)'],
     [{ osHostname: ' ' }, 'the OS hostname is empty; set --hostname'],
     [{ argv: ['--no-intake-port'] }, 'unknown option --no-intake-port'],
   ])('rejects bad input with one clear line: %j', (given, message) => {

@@ -1,4 +1,4 @@
-// The options of `k8s-collector run`, one row each (docs/behaviour.md §4, §6, §7), and the
+// The options of `k8s-collector run`, one row each (docs/behaviour.md §4, §6, §7, §12), and the
 // configuration they resolve to. README.md's flag table is generated from this table.
 import { LOG_OPTIONS } from './log-options.ts'
 import { defaultKubeconfig, kubeconfigPath, type KubeconfigSource } from './kubeconfig-source.ts'
@@ -23,6 +23,13 @@ export const RUN_OPTIONS = {
     default: '2',
     help: 'heartbeat and `collector_health` period (the reducer drops a connection silent for 30 s)',
   },
+  reducerSilenceLimitSecs: {
+    flag: 'reducer-silence-limit-secs',
+    env: 'K8S_COLLECTOR_REDUCER_SILENCE_LIMIT_SECS',
+    type: seconds(5, 600),
+    default: '20',
+    help: 'drop the reducer connection when the reducer acknowledges nothing for this long while bytes wait (`peer_silent`)',
+  },
   primingTimeoutSecs: { flag: 'priming-timeout-secs', env: 'K8S_COLLECTOR_PRIMING_TIMEOUT_SECS', type: seconds(1, 3600), default: '60', help: 'connect without a stream whose initial list has not completed by then' },
   hostname: { flag: 'hostname', env: 'K8S_COLLECTOR_HOSTNAME', type: text('NAME', 'text'), default: computed('OS hostname', (ctx) => ctx.osHostname.trim()), help: '`connect.hostname` and `set_node_info.instance_id`' },
   labels: { flag: 'label', type: keyValues({ key: 20, value: 40 }), default: '', help: 'sent as `set_config_label`, in the order given' },
@@ -30,6 +37,13 @@ export const RUN_OPTIONS = {
   minorVersion: { env: 'EBPF_NET_MINOR_VERSION', type: versionPart, default: '11', help: '`version_info`: minor (below 0.9.0 is a start-up error: the reducer would refuse it)' },
   patchVersion: { env: 'EBPF_NET_PATCH_VERSION', type: versionPart, default: '0', help: '`version_info`: patch' },
   kubeconfig: { flag: 'kubeconfig', env: 'KUBECONFIG', type: kubeconfigPath, default: defaultKubeconfig, help: 'how to reach the API server' },
+  apiSilenceLimitSecs: {
+    flag: 'api-silence-limit-secs',
+    env: 'K8S_COLLECTOR_API_SILENCE_LIMIT_SECS',
+    type: seconds(10, 600),
+    default: '30',
+    help: 'tear down a list or watch request that gets nothing from the API server for this long (`peer_silent`); watches ask the server to end them after ½ to ⅔ of it',
+  },
   httpListen: { flag: 'http-listen', env: 'K8S_COLLECTOR_HTTP_LISTEN', type: hostPort, default: '0.0.0.0:8080', help: '`/healthz`, `/readyz` and `/metrics` listener' },
   ...LOG_OPTIONS,
   printConfig: { flag: 'print-config', type: boolean, default: 'false', help: 'print the effective configuration as JSON and exit' },

@@ -41,7 +41,7 @@ export default defineCommand({
 
     let streams
     try {
-      streams = createKubeStreams({ kubeconfig: config.kubeconfig, registry, signal: abort.signal })
+      streams = createKubeStreams({ kubeconfig: config.kubeconfig, registry, signal: abort.signal, silenceLimitMs: config.apiSilenceLimitSecs * 1000 })
     } catch (err) {
       log.error(`cannot load the Kubernetes configuration: ${(err as Error).message}`)
       process.exitCode = 1
@@ -68,6 +68,7 @@ export default defineCommand({
             labels: config.labels,
             version: config.version,
             heartbeatIntervalMs: config.heartbeatIntervalSecs * 1000,
+            peerSilentMs: config.reducerSilenceLimitSecs * 1000,
           },
           { registry },
         ),

@@ -64,7 +64,13 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
   }
   const perStream = (read: (s: WatchStats) => number) => () => entries.map(([name, s]) => [[name], sum(s.generations(), read)] as const)
   registry.counter({ name: 'k8s_collector_watch_relists_total', help: 'Lists started, by stream and cause (initial, gone, unavailable, fallback, error).', labelNames: ['stream', 'cause'], collect: byKey((s) => s.relists) })
-  registry.counter({ name: 'k8s_collector_watch_api_errors_total', help: 'Failed list/watch requests, by stream and HTTP status or failure kind (network, idle, malformed …).', labelNames: ['stream', 'status'], collect: byKey((s) => s.errors) })
+  registry.counter({ name: 'k8s_collector_watch_api_errors_total', help: 'Failed list/watch requests, by stream and HTTP status or failure kind (network, peer_silent, malformed …).', labelNames: ['stream', 'status'], collect: byKey((s) => s.errors) })
+  registry.counter({
+    name: 'k8s_collector_watch_disconnects_total',
+    help: 'Watch connections ended, by stream and cause (peer_closed, error), and list/watch requests torn down because the API server sent nothing for the silence limit (peer_silent).',
+    labelNames: ['stream', 'cause'],
+    collect: byKey((s) => s.disconnects),
+  })
   registry.counter({ name: 'k8s_collector_watch_restarts_total', help: 'Watches resumed from their last resourceVersion without a relist.', labelNames: ['stream'], collect: perStream((s) => s.watchRestarts) })
   registry.counter({ name: 'k8s_collector_watch_requests_total', help: 'Watch requests opened (streaming lists included).', labelNames: ['stream'], collect: perStream((s) => s.watchesOpened) })
   registry.counter({ name: 'k8s_collector_watch_bookmarks_total', help: 'Bookmarks received.', labelNames: ['stream'], collect: perStream((s) => s.events.bookmark) })
@@ -78,12 +84,16 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
   })
 }
 
-/** Builds the pod, ReplicaSet and Job streams from the kubeconfig (throws on a bad configuration). */
-export function createKubeStreams(opts: { kubeconfig?: string; registry: Registry; signal: AbortSignal; client?: KubeClient }): CollectorStreams {
+/**
+ * Builds the pod, ReplicaSet and Job streams from the kubeconfig (throws on a bad configuration).
+ * `silenceLimitMs`: the API silence limit (docs/behaviour.md §12; default the watch layer's, 30 s).
+ */
+export function createKubeStreams(opts: { kubeconfig?: string; registry: Registry; signal: AbortSignal; client?: KubeClient; silenceLimitMs?: number }): CollectorStreams {
   const client = opts.client ?? createKubeClient(opts.kubeconfig ? { kubeconfigPath: opts.kubeconfig } : {})
-  const pods = restartable((signal) => watchPods(client, { signal }), opts.signal)
-  const replicasets = restartable((signal) => watchReplicaSets(client, { signal }), opts.signal)
-  const jobs = restartable((signal) => watchJobs(client, { signal }), opts.signal)
+  const silenceLimitMs = opts.silenceLimitMs
+  const pods = restartable((signal) => watchPods(client, { signal, silenceLimitMs }), opts.signal)
+  const replicasets = restartable((signal) => watchReplicaSets(client, { signal, silenceLimitMs }), opts.signal)
+  const jobs = restartable((signal) => watchJobs(client, { signal, silenceLimitMs }), opts.signal)
   registerWatchMetrics(opts.registry, { pods, replicasets, jobs } as Record<StreamName, Restartable<unknown>>)
   return { pods, replicasets, jobs }
 }

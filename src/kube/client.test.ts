@@ -101,8 +101,10 @@ describe('KubeResponse', () => {
     api.script('/silent', () => {})
     const clock = createFakeClock()
     let settled = false
-    const got = api.client().get('/silent', { ...opts, idleTimeoutMs: 60_000, clock })
-    const failed = expect(got.finally(() => (settled = true))).rejects.toBeInstanceOf(KubeIdleTimeoutError)
+    const got = api.client().get('/silent', { ...opts, idleTimeoutMs: 60_000, what: 'GET /silent', clock })
+    const failed = expect(got.finally(() => (settled = true))).rejects.toThrowError(
+      new KubeIdleTimeoutError('GET /silent torn down (peer_silent): the API server sent nothing for 60.0 s'),
+    )
     await api.waitForRequests(1, (r) => r.path === '/silent')
     await clock.advance(59_999)
     expect(settled).toBe(false)

@@ -34,9 +34,14 @@ export interface KubeRequestOptions {
   readonly accept: string
   /** Aborting destroys the socket; pending and later reads reject with {@link KubeAbortedError}. */
   readonly signal?: AbortSignal
-  /** No bytes (headers or body) for this long → the request fails with {@link KubeIdleTimeoutError}. */
+  /**
+   * No bytes (headers or body) for this long → the request is torn down and fails with
+   * {@link KubeIdleTimeoutError} (the silence rule, docs/behaviour.md §12).
+   */
   readonly idleTimeoutMs: number
-  /** The clock of the idle timeout. Default: the system clock. */
+  /** What the request is, for that error's message (e.g. `watch from resourceVersion 12`). Default `request`. */
+  readonly what?: string
+  /** The clock of `idleTimeoutMs`. Default: the system clock. */
   readonly clock?: Clock
 }
 
@@ -141,7 +146,9 @@ function send(url: URL, options: https.RequestOptions, opts: KubeSendOptions): P
       closedBy ??= reason
       req.destroy()
     }
-    const dog = startWatchdog(opts.clock ?? systemClock, opts.idleTimeoutMs, () => close(new KubeIdleTimeoutError(`no bytes from the API server for ${opts.idleTimeoutMs} ms`)))
+    const dog = startWatchdog(opts.clock ?? systemClock, opts.idleTimeoutMs, (silentMs) =>
+      close(new KubeIdleTimeoutError(`${opts.what ?? 'request'} torn down (peer_silent): the API server sent nothing for ${(silentMs / 1000).toFixed(1)} s`)),
+    )
     const onAbort = (): void => close(new KubeAbortedError('aborted'))
     opts.signal?.addEventListener('abort', onAbort, { once: true })
     const cleanup = (): void => {

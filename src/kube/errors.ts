@@ -29,7 +29,10 @@ export class KubeTransportError extends Error {
   override name = 'KubeTransportError'
 }
 
-/** No bytes arrived for the idle timeout (docs/kube-api.md recovery step 6). */
+/**
+ * The API server sent nothing for the silence limit while the collector waited for it: the request
+ * was torn down as dead, cause `peer_silent` (docs/behaviour.md §12, docs/kube-api.md step 6).
+ */
 export class KubeIdleTimeoutError extends Error {
   override name = 'KubeIdleTimeoutError'
 }
@@ -87,7 +90,7 @@ export function errorLabel(err: KubeError): string {
     case 'KubeTransportError':
       return 'network'
     case 'KubeIdleTimeoutError':
-      return 'idle'
+      return 'peer_silent'
     case 'KubeInitialEventsTimeoutError':
       return 'initialEventsTimeout'
     case 'KubeDecodeError':

@@ -26,9 +26,9 @@ export interface ListPageRequest {
   /** The previous page's `continue` token; unset for the first page. */
   readonly continueToken?: string
   readonly signal?: AbortSignal
-  /** No bytes for this long → {@link KubeIdleTimeoutError}. */
+  /** No bytes for this long → torn down, {@link KubeIdleTimeoutError} (the silence rule, docs/behaviour.md §12). */
   readonly idleTimeoutMs: number
-  /** The clock of the idle timeout and of a `Retry-After` date. Default: the system clock. */
+  /** The clock of `idleTimeoutMs` and of a `Retry-After` date. Default: the system clock. */
   readonly clock?: Clock
 }
 
@@ -47,7 +47,8 @@ export async function fetchListPage<T extends { readonly resourceVersion: string
   let query = `?limit=${req.limit}`
   if (req.continueToken) query += `&continue=${encodeURIComponent(req.continueToken)}`
   const clock = req.clock ?? systemClock
-  const res = await client.get(spec.path + query, { accept: spec.listAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, clock })
+  const what = `${spec.name} LIST ${req.continueToken ? 'continue page' : 'first page'} (limit ${req.limit})`
+  const res = await client.get(spec.path + query, { accept: spec.listAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock })
   if (res.status !== 200) throw await responseError(res, clock.now())
   if (spec.scan === undefined) return pageOfText(spec, await res.text())
 

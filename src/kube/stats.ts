@@ -2,8 +2,15 @@
 // by a wrapper around the watcher's steps (the step itself only reports).
 import type { Clock } from '../util/clock.ts'
 import { observe } from '../util/observe.ts'
-import { errorLabel, isGone, KubeDecodeError } from './errors.ts'
+import { errorLabel, isGone, KubeDecodeError, KubeIdleTimeoutError, KubeShortWatchError } from './errors.ts'
 import type { RelistCause, State, StepResult } from './watcher.ts'
+
+/**
+ * How a connection of the stream ended (the twin of the reducer link's causes): `peer_closed` the
+ * server ended a watch body (its timeoutSeconds), `peer_silent` the silence rule tore a request down
+ * (docs/behaviour.md §12), `error` a watch broke otherwise (reset, malformed line, ERROR event).
+ */
+export type WatchDisconnectCause = 'peer_closed' | 'peer_silent' | 'error'
 
 /** What the stream is doing right now. */
 export type WatchPhase = 'starting' | 'listing' | 'initialEvents' | 'watching' | 'backoff' | 'stopped'
@@ -26,7 +33,9 @@ export interface WatchStats {
   watchesOpened: number
   /** Watches that ended (cleanly or not) and were resumed from their last revision without a relist. */
   watchRestarts: number
-  /** Failures by label: HTTP status (`'410'`, `'429'`, `'500'` …) or `network`, `idle`, `malformed`, `shortWatch`, `initialEventsTimeout`. */
+  /** Watch connections ended, and requests torn down by the silence rule, by cause. */
+  readonly disconnects: Record<WatchDisconnectCause, number>
+  /** Failures by label: HTTP status (`'410'`, `'429'`, `'500'` …) or `network`, `peer_silent`, `malformed`, `shortWatch`, `initialEventsTimeout`. */
   readonly errors: Record<string, number>
   /** Objects ignored because they had no `metadata.uid` (docs/behaviour.md §9). */
   droppedNoUid: number
@@ -55,6 +64,7 @@ export function createWatchStats(resource: string): WatchStats {
     relists: { initial: 0, gone: 0, unavailable: 0, fallback: 0, error: 0 },
     watchesOpened: 0,
     watchRestarts: 0,
+    disconnects: { peer_closed: 0, peer_silent: 0, error: 0 },
     errors: {},
     droppedNoUid: 0,
     malformedLines: 0,
@@ -115,6 +125,10 @@ function count<T>(stats: WatchStats, from: State<T>, r: StepResult<T>, clock: Pi
     else if (ev.type === 'unavailable') stats.availability = 'unavailable'
   }
   const err = r.error
+  if (err instanceof KubeIdleTimeoutError) stats.disconnects.peer_silent++
+  else if (from.type === 'watching' && next.type !== 'watching') {
+    stats.disconnects[err === undefined || err instanceof KubeShortWatchError ? 'peer_closed' : 'error']++
+  } else if (from.type === 'initialEvents' && err !== undefined) stats.disconnects.error++
   if (err === undefined) {
     stats.lastContactMs = clock.now()
     stats.failing = false

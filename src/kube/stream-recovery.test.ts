@@ -43,13 +43,14 @@ const watch = (fn: (w: WatchWriter, req: FakeRequest) => void = () => {}): Handl
   writers.push(w)
   fn(w, req)
 }
-/** A streaming list of one pod `a` ending at `rv`, then `then(w)`. */
-const synced = (rv: number, then: (w: WatchWriter) => void = () => {}): Handler =>
+/** A streaming list of one pod `a` ending at `rv` (closed there by the client), then the watch from `rv`, running `then(w)`. */
+const synced = (rv: number, then: (w: WatchWriter) => void = () => {}): Handler[] => [
   watch((w) => {
     w.event('ADDED', podObject({ name: 'a', rv: rv - 1 }))
     w.bookmark(rv, true)
-    then(w)
-  })
+  }),
+  watch(then),
+]
 const rvOf = (r: FakeRequest): string | null => r.query.get('resourceVersion')
 /** On fake time with jitter 0.5: nothing waits unless the test advances the clock. */
 const onFakeTime = (): WatchOptions => ({ signal: ac.signal, clock, random: () => 0.5 })
@@ -71,7 +72,7 @@ describe('watch recovery', () => {
   it('resumes from the last revision after a clean end, without a relist', async () => {
     api.script(
       PODS,
-      synced(10, (w) => {
+      ...synced(10, (w) => {
         w.event('MODIFIED', podObject({ name: 'a', rv: 11 }))
         w.end()
       }),
@@ -81,16 +82,16 @@ describe('watch recovery', () => {
     const got = collect(stream)
     await got.until((e) => e.length >= 5)
     expect(names(got.events)).toEqual(['init', 'initApply:a@9', 'initDone', 'apply:a@11', 'apply:a@12'])
-    const resumed = api.requests[1]
+    const resumed = api.requests[2]
     expect(rvOf(resumed)).toBe('11')
     expect(resumed.query.has('sendInitialEvents')).toBe(false)
-    expect(stream.stats).toMatchObject({ watchRestarts: 1, errors: {}, relists: { initial: 1, gone: 0 } })
+    expect(stream.stats).toMatchObject({ watchRestarts: 1, errors: {}, relists: { initial: 1, gone: 0 }, disconnects: { peer_closed: 1, peer_silent: 0, error: 0 } })
   })
 
   it('relists after an in-stream ERROR 410 Expired', async () => {
     api.script(
       PODS,
-      synced(10, (w) => {
+      ...synced(10, (w) => {
         w.event('ERROR', statusObject(410, 'Expired', 'too old resource version: 5 (10)'))
         w.end()
       }),
@@ -103,7 +104,7 @@ describe('watch recovery', () => {
     const got = collect(stream)
     await got.until((e) => count(e, 'initDone') === 2)
     expect(names(got.events)).toEqual(['init', 'initApply:a@9', 'initDone', 'init', 'initApply:b@19', 'initDone'])
-    expect(api.requests[1].query.get('sendInitialEvents')).toBe('true')
+    expect(api.requests[2].query.get('sendInitialEvents')).toBe('true')
     expect(stream.stats.relists).toMatchObject({ initial: 1, gone: 1 })
     expect(stream.stats.errors).toEqual({ '410': 1 })
   })
@@ -123,51 +124,62 @@ describe('watch recovery', () => {
     expect(stream.stats.relists.gone).toBe(1)
   })
 
-  it('detects a stalled connection with the idle timeout and re-watches from the same revision', async () => {
-    api.script(PODS, synced(10))
+  it('tears a silent watch down at the silence limit and re-watches from the same revision', async () => {
+    api.script(PODS, ...synced(10))
     // A minute: only fake time can run it out while the test runs.
-    const stream = watchPods(api.client(), { ...onFakeTime(), idleTimeoutMs: 60_000 })
-    const got = collect(stream)
-    await got.until((e) => count(e, 'initDone') === 1)
+    const stream = watchPods(api.client(), { ...onFakeTime(), silenceLimitMs: 60_000 })
+    collect(stream)
+    await waitFor('the watch to open', () => (stream.stats.watchesOpened === 2 ? true : undefined), { timeoutMs: 5_000 })
+    // The server was asked to end it after ½ to ⅔ of the limit (random 0.5 → 35 s): it does not.
+    expect(api.requests[1].query.get('timeoutSeconds')).toBe('35')
     await clock.advance(59_999)
     expect(stream.stats.errors).toEqual({})
     await clock.advance(1)
-    await waitFor('the idle timeout', () => stream.stats.errors.idle, { timeoutMs: 5_000 })
-    await writers[0].closed // the stalled socket was closed by the client
+    await waitFor('the teardown', () => stream.stats.errors.peer_silent, { timeoutMs: 5_000 })
+    await writers[1].closed // the silent socket was closed by the client
     await expectPause(stream, 400)
-    expect(rvOf(api.requests[1])).toBe('10')
-    expect(stream.stats.errors).toEqual({ idle: 1 })
-    expect(stream.stats.lastError).toMatchObject({ label: 'idle', atMs: clock.now() - 400 })
+    expect(rvOf(api.requests[2])).toBe('10')
+    expect(stream.stats.errors).toEqual({ peer_silent: 1 })
+    expect(stream.stats.disconnects).toEqual({ peer_closed: 0, peer_silent: 1, error: 0 })
+    expect(stream.stats.lastError).toMatchObject({
+      label: 'peer_silent',
+      message: 'pods watch from resourceVersion 10 (timeoutSeconds 35) torn down (peer_silent): the API server sent nothing for 60.0 s',
+      atMs: clock.now() - 400,
+    })
   })
 
   it('re-watches from the same revision after a connection reset', async () => {
-    api.script(PODS, synced(10, (w) => setTimeout(() => w.destroy(), 20)))
+    api.script(PODS, ...synced(10, (w) => setTimeout(() => w.destroy(), 20)))
     const stream = watchPods(api.client(), fast())
     collect(stream)
-    const [, again] = await api.waitForRequests(2)
+    const [, , again] = await api.waitForRequests(3)
     expect(rvOf(again)).toBe('10')
     expect(stream.stats.errors).toEqual({ network: 1 })
+    expect(stream.stats.disconnects).toEqual({ peer_closed: 0, peer_silent: 0, error: 1 })
   })
 
   it('backs off 0.8 s doubling with full jitter, honours Retry-After, and keeps the revision', async () => {
     api.script(
       PODS,
-      synced(10, (w) => w.end()),
+      ...synced(10, (w) => {
+        w.bookmark(10)
+        w.end()
+      }),
       (_r, res) => sendStatus(res, 429, 'TooManyRequests', 'storage is (re)initializing', { 'Retry-After': '3' }),
       (_r, res) => sendStatus(res, 500, 'InternalError'),
       (_r, res) => sendStatus(res, 503, 'ServiceUnavailable'),
     )
     const stream = watchPods(api.client(), onFakeTime())
     collect(stream)
-    await api.waitForRequests(2) // a clean end resumes at once
+    await api.waitForRequests(3) // a clean end resumes at once
     await expectPause(stream, 3000)
     await expectPause(stream, 800)
     await expectPause(stream, 1600)
     const requests = api.requests
-    expect(requests.slice(1).map(rvOf)).toEqual(['10', '10', '10', '10'])
+    expect(requests.slice(1).map(rvOf)).toEqual(['10', '10', '10', '10', '10'])
     expect(stream.stats.errors).toEqual({ '429': 1, '500': 1, '503': 1 })
-    // Each watch asked for a server timeout in [300, 600) s (random 0.5 → 450).
-    expect(requests.slice(1).map((r) => r.query.get('timeoutSeconds'))).toEqual(['450', '450', '450', '450'])
+    // Each watch asked for a server timeout of ½ to ⅔ of the 30 s silence limit, [15, 20) s (random 0.5 → 17).
+    expect(requests.slice(1).map((r) => r.query.get('timeoutSeconds'))).toEqual(['17', '17', '17', '17', '17'])
   })
 
   it('counts a watch that ends at once without events as an error (backoff)', async () => {
@@ -189,9 +201,9 @@ describe('watch recovery', () => {
       PODS,
       (_r, res) => sendStatus(res, 403, 'Forbidden', 'pods is forbidden: User "collector" cannot watch resource "pods"'),
       (_r, res) => sendStatus(res, 403, 'Forbidden'),
-      synced(10, (w) => w.end()),
+      ...synced(10, (w) => w.end()),
       (_r, res) => sendStatus(res, 404, 'NotFound'),
-      synced(20),
+      ...synced(20),
     )
     const stream = watchPods(api.client(), fast())
     const got = collect(stream)
@@ -206,7 +218,7 @@ describe('watch recovery', () => {
   it('ends the watch on a malformed line, counts it, and resumes from the last revision', async () => {
     api.script(
       PODS,
-      synced(10, (w) => {
+      ...synced(10, (w) => {
         w.event('MODIFIED', podObject({ name: 'a', rv: 11 }))
         w.raw('{"type":"MODIFIED","object":{"metadata":\n')
         w.event('MODIFIED', podObject({ name: 'a', rv: 99 })) // never read: the watch ended
@@ -217,21 +229,21 @@ describe('watch recovery', () => {
     const got = collect(stream)
     await got.until((e) => count(e, 'apply') === 2)
     expect(names(got.events).slice(3)).toEqual(['apply:a@11', 'apply:a@12'])
-    expect(rvOf(api.requests[1])).toBe('11')
+    expect(rvOf(api.requests[2])).toBe('11')
     expect(stream.stats).toMatchObject({ malformedLines: 1, errors: { malformed: 1 } })
-    await writers[0].closed
+    await writers[1].closed
   })
 })
 
 describe('cancellation', () => {
   it('aborting ends the iterable and closes the watch socket', async () => {
-    api.script(PODS, synced(10))
+    api.script(PODS, ...synced(10))
     const stream = watchPods(api.client(), fast())
     const got = collect(stream)
-    await got.until((e) => count(e, 'initDone') === 1)
+    await api.waitForRequests(2)
     ac.abort()
     expect(await got.done).toBeUndefined()
-    await writers[0].closed
+    await writers[1].closed
     expect(stream.stats.phase).toBe('stopped')
   })
 
@@ -249,12 +261,12 @@ describe('cancellation', () => {
   })
 
   it('breaking out of the loop closes the connection', async () => {
-    api.script(PODS, synced(10))
+    api.script(PODS, ...synced(10, (w) => w.event('MODIFIED', podObject({ name: 'a', rv: 11 }))))
     const stream = watchPods(api.client(), fast())
     for await (const ev of stream) {
-      if (ev.type === 'initDone') break
+      if (ev.type === 'apply') break
     }
-    await writers[0].closed
+    await writers[1].closed
     expect(stream.stats.phase).toBe('stopped')
   })
 })

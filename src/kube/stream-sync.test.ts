@@ -37,13 +37,17 @@ const isWatch = (r: FakeRequest): boolean => r.query.get('watch') === '1'
 const POD_A = { name: 'web-a', rv: 5, ip: '10.244.1.7', owner: { kind: 'ReplicaSet', name: 'web-6f9', uid: 'uid-rs' }, images: ['nginx:1.25', 'busybox'] }
 
 describe('streaming list (sendInitialEvents)', () => {
-  it('syncs with a streaming list, then watches on the same connection; events in order, converted', async () => {
+  it('syncs with a streaming list, closes it at the end bookmark and watches from there; events in order, converted', async () => {
+    let listClosed: Promise<void> | undefined
     api.script(
       '/api/v1/pods',
       watch((w) => {
         w.event('ADDED', podObject(POD_A))
         w.event('ADDED', podObject({ name: 'db-0', rv: 6, ip: 'fd00::5' }))
         w.bookmark(10, true)
+        listClosed = w.closed
+      }),
+      watch((w) => {
         w.event('MODIFIED', podObject({ ...POD_A, rv: 11, images: ['nginx:1.26'] }))
         w.event('DELETED', podObject({ name: 'db-0', rv: 12 }))
       }),
@@ -73,9 +77,12 @@ describe('streaming list (sendInitialEvents)', () => {
     const req = api.requests[0]
     expect(Object.fromEntries(req.query)).toMatchObject({ watch: '1', sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true' })
     expect(req.query.has('resourceVersion')).toBe(false)
-    expect(Number(req.query.get('timeoutSeconds'))).toBe(300)
+    // Long enough for a big snapshot; the watch that follows asks for the short one.
+    expect(Number(req.query.get('timeoutSeconds'))).toBe(600)
     expect(req.headers.accept).toBe('application/json')
-    expect(api.requests).toHaveLength(1)
+    await listClosed
+    expect(api.requests).toHaveLength(2)
+    expect(Object.fromEntries(api.requests[1].query)).toMatchObject({ watch: '1', resourceVersion: '10', timeoutSeconds: '300' })
     expect(stream.stats).toMatchObject({ listMode: 'streaming', availability: 'available', resourceVersion: '12', phase: 'watching', errors: {} })
     ac.abort()
     expect(await got.done).toBeUndefined()
@@ -214,8 +221,8 @@ describe('owner streams', () => {
       watch((w) => {
         w.event('ADDED', job('nightly-1', 5))
         w.bookmark(6, true)
-        w.event('DELETED', job('nightly-1', 7))
       }, 'Job'),
+      watch((w) => w.event('DELETED', job('nightly-1', 7)), 'Job'),
     )
     const got = collect(watchJobs(api.client(), fast()))
     await got.until((e) => count(e, 'delete') === 1)

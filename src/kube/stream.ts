@@ -1,5 +1,5 @@
 // Stream assembly: the watcher over real requests, wrapped in stats, backoff with Retry-After,
-// and the log, exposed as an AsyncIterable of StreamEvents (docs/behaviour.md §1, §8).
+// and the log, exposed as an AsyncIterable of StreamEvents (docs/behaviour.md §1, §8, §12).
 import type { OwnerMeta, PodMeta, StreamEvent } from '../model/types.ts'
 import { logger } from '../observe/log.ts'
 import { createRateLimitedLog } from '../observe/rate-limit.ts'
@@ -22,12 +22,17 @@ export interface WatchOptions {
   readonly signal?: AbortSignal
   /** LIST page size. Default 500 (docs/kube-api.md). */
   readonly pageSize?: number
-  /** `timeoutSeconds` of each watch, drawn uniformly from [min, max). Default [300, 600) (client-go). */
+  /**
+   * The silence limit, ms: a LIST, watch or streaming-list request that gets nothing from the API
+   * server for this long is torn down as dead (cause `peer_silent`) and retried through a new
+   * connection (docs/behaviour.md §12). Default 30,000.
+   */
+  readonly silenceLimitMs?: number
+  /**
+   * `timeoutSeconds` of each watch, drawn uniformly from [min, max). Default: ½ to ⅔ of the silence
+   * limit ([15, 20) s), so that a live server always ends a quiet watch before the limit.
+   */
   readonly watchTimeoutSecs?: readonly [number, number]
-  /** Client-side idle timeout of a watch, ms. Default: its timeoutSeconds + 30 s (docs/kube-api.md step 6). */
-  readonly idleTimeoutMs?: number
-  /** Idle timeout of a LIST request, ms. Default 60,000. */
-  readonly listIdleTimeoutMs?: number
   /**
    * Streaming list: no initial event and no end bookmark for this long (ms) → the server is taken
    * not to support streaming lists; fall back to LIST. Default 20,000.
@@ -51,6 +56,18 @@ export interface WatchStream<T> extends AsyncIterable<StreamEvent<T>> {
 }
 
 const INITIAL: State<never> = { type: 'empty', cause: 'initial' }
+const SILENCE_LIMIT_MS = 30_000
+/**
+ * A streaming list's `timeoutSeconds`: long enough for the snapshot of a big cluster, which the
+ * server would cut at its timeout. The collector closes it at the end bookmark (watcher.ts).
+ */
+const STREAMING_LIST_TIMEOUT_SECS = 600
+
+/** The default [min, max) of a watch's `timeoutSeconds`: ½ to ⅔ of the silence limit, whole seconds. */
+function watchTimeoutRange(silenceLimitMs: number): readonly [number, number] {
+  const min = Math.max(1, Math.floor(silenceLimitMs / 2000))
+  return [min, Math.max(min + 1, Math.floor(silenceLimitMs / 1500))]
+}
 
 /**
  * Watches `spec`'s collection across all namespaces: `init`, `initApply`…, `initDone`, then
@@ -88,7 +105,8 @@ function httpApi<T extends { readonly resourceVersion: string }>(
   clock: Clock,
   random: () => number,
 ): WatchApi<T> {
-  const [minSecs, maxSecs] = opts.watchTimeoutSecs ?? [300, 600]
+  const silenceLimitMs = opts.silenceLimitMs ?? SILENCE_LIMIT_MS
+  const [minSecs, maxSecs] = opts.watchTimeoutSecs ?? watchTimeoutRange(silenceLimitMs)
   const signal = opts.signal
   return {
     get watchList() {
@@ -98,14 +116,14 @@ function httpApi<T extends { readonly resourceVersion: string }>(
       client.watchList = support
     },
     listPage: (continueToken) =>
-      fetchListPage(client, spec, { limit: opts.pageSize ?? 500, continueToken, signal, idleTimeoutMs: opts.listIdleTimeoutMs ?? 60_000, clock }),
+      fetchListPage(client, spec, { limit: opts.pageSize ?? 500, continueToken, signal, idleTimeoutMs: silenceLimitMs, clock }),
     watch: ({ resourceVersion, streamingList }) => {
-      const timeoutSeconds = Math.floor(minSecs + random() * (maxSecs - minSecs))
+      const timeoutSeconds = streamingList ? STREAMING_LIST_TIMEOUT_SECS : Math.floor(minSecs + random() * (maxSecs - minSecs))
       return openWatch(client, spec, {
         resourceVersion,
         streamingList,
         timeoutSeconds,
-        idleTimeoutMs: opts.idleTimeoutMs ?? timeoutSeconds * 1000 + 30_000,
+        idleTimeoutMs: silenceLimitMs,
         initialEventsTimeoutMs: opts.initialEventsTimeoutMs ?? 20_000,
         signal,
         clock,

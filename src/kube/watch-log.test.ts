@@ -19,7 +19,7 @@ async function logged(steps: Retried<StepResult<never>>[]): Promise<string[]> {
 }
 
 const listed = { type: 'listed', resourceVersion: '7' } as const
-const idle = (): Retried<StepResult<never>> => ({ events: [], next: listed, error: new KubeIdleTimeoutError('no bytes for 1500 ms'), retryInMs: 50 })
+const idle = (): Retried<StepResult<never>> => ({ events: [], next: listed, error: new KubeIdleTimeoutError('pods watch from resourceVersion 7 (timeoutSeconds 17) torn down (peer_silent): the API server sent nothing for 30.0 s'), retryInMs: 50 })
 
 describe('logSteps', () => {
   it('says what follows a failure and after how long; bad input at error level', async () => {
@@ -32,7 +32,7 @@ describe('logSteps', () => {
         { events: [], next: { type: 'empty', cause: 'fallback' }, watchList: { supported: false, why: 'HTTP 422' } },
       ]),
     ).toEqual([
-      'warn: no bytes for 1500 ms; resuming from resourceVersion 7 in 50 ms',
+      'warn: pods watch from resourceVersion 7 (timeoutSeconds 17) torn down (peer_silent): the API server sent nothing for 30.0 s; resuming from resourceVersion 7 in 50 ms',
       'warn: HTTP 410 Expired; relisting (gone) in 100 ms',
       'warn: HTTP 500; retrying the list page in 200 ms',
       'error: pods watch: malformed line; resuming from resourceVersion 7 in 300 ms',
@@ -43,6 +43,7 @@ describe('logSteps', () => {
   it('limits a failure repeating without another kind in between, and writes it again after one', async () => {
     const gone: Retried<StepResult<never>> = { events: [], next: { type: 'empty', cause: 'gone' }, error: new KubeApiError({ status: 410 }), retryInMs: 100 }
     const lines = await logged([idle(), idle(), idle(), gone, idle()])
-    expect(lines.map((l) => l.split(';')[0])).toEqual(['warn: no bytes for 1500 ms', 'warn: HTTP 410', 'warn: no bytes for 1500 ms'])
+    const silent = 'warn: pods watch from resourceVersion 7 (timeoutSeconds 17) torn down (peer_silent): the API server sent nothing for 30.0 s'
+    expect(lines.map((l) => l.split(';')[0])).toEqual([silent, 'warn: HTTP 410', silent])
   })
 })

@@ -24,7 +24,10 @@ export interface WatchRequest {
   readonly streamingList: boolean
   /** `timeoutSeconds`: the server ends the body cleanly after this long. */
   readonly timeoutSeconds: number
-  /** No bytes for this long → KubeIdleTimeoutError (docs/kube-api.md step 6: timeoutSeconds + 30 s). */
+  /**
+   * No bytes for this long → torn down, KubeIdleTimeoutError (the silence rule, docs/behaviour.md §12).
+   * It must exceed `timeoutSeconds`: a live server ends the body then.
+   */
   readonly idleTimeoutMs: number
   /** Streaming list only: no initial event and no end bookmark for this long → KubeInitialEventsTimeoutError. */
   readonly initialEventsTimeoutMs?: number
@@ -68,7 +71,10 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
   if (req.streamingList) query += '&sendInitialEvents=true&resourceVersionMatch=NotOlderThan'
   if (req.resourceVersion) query += `&resourceVersion=${encodeURIComponent(req.resourceVersion)}`
   const clock = req.clock ?? systemClock
-  const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, clock })
+  const what = req.streamingList
+    ? `${spec.name} streaming list (timeoutSeconds ${req.timeoutSeconds})`
+    : `${spec.name} watch from resourceVersion ${req.resourceVersion ?? ''} (timeoutSeconds ${req.timeoutSeconds})`
+  const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock })
   if (res.status !== 200) throw await responseError(res, clock.now())
 
   // Pods: lines framed as bytes and scanned without decoding (scan.ts); others: decoded text lines.

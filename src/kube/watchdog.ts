@@ -1,5 +1,6 @@
 // An inactivity timer that is cheap to kick on every chunk: one armed timeout, re-armed lazily,
-// on an injected clock (the idle, list and initial-events timeouts; tested on fake time).
+// on an injected clock (the silence rule of every request, docs/behaviour.md §12, and the
+// initial-events timeout; tested on fake time).
 import type { Clock, TimerHandle } from '../util/clock.ts'
 
 /** Fires `onIdle` once when `kick()` was not called for `ms`; `stop()` disarms it for good. */
@@ -11,8 +12,9 @@ export interface Watchdog {
 /**
  * Starts a watchdog on `clock`. Kicking only records the time; the single timer, when it fires
  * early, re-arms itself for the remaining time, so a busy stream costs no timer churn per chunk.
+ * `onIdle` gets the time since the last kick (at least `ms`; more when the timer ran late).
  */
-export function startWatchdog(clock: Clock, ms: number, onIdle: () => void): Watchdog {
+export function startWatchdog(clock: Clock, ms: number, onIdle: (idleMs: number) => void): Watchdog {
   let last = clock.now()
   let stopped = false
   let timer: TimerHandle | undefined
@@ -26,7 +28,7 @@ export function startWatchdog(clock: Clock, ms: number, onIdle: () => void): Wat
     const idle = clock.now() - last
     if (idle >= ms) {
       stopped = true
-      onIdle()
+      onIdle(idle)
     } else {
       arm(ms - idle)
     }

@@ -6,7 +6,7 @@ import { createFakeClock } from '../../e2e/harness/fake-clock.ts'
 import type { OwnerMeta } from '../model/types.ts'
 import { createRateLimitedLog } from '../observe/rate-limit.ts'
 import type { WatchListSupport } from './client.ts'
-import { KubeApiError, KubeDecodeError, KubeInitialEventsTimeoutError, KubeShortWatchError, KubeTransportError } from './errors.ts'
+import { KubeApiError, KubeDecodeError, KubeIdleTimeoutError, KubeInitialEventsTimeoutError, KubeShortWatchError, KubeTransportError } from './errors.ts'
 import type { ListPage } from './list.ts'
 import { countSteps, createWatchStats } from './stats.ts'
 import type { WatchConnection, WatchItem } from './watch.ts'
@@ -101,9 +101,10 @@ const bookmark = (rv: string, initialEventsEnd = false): WatchItem<M> => ({ type
 const empty: State<M> = { type: 'empty', cause: 'initial' }
 
 describe('watcher step: streaming list', () => {
-  it('opens a streaming list, yields init, initApply per ADDED, initDone at the end bookmark, then watches on', async () => {
+  it('opens a streaming list, yields init, initApply per ADDED, initDone at the end bookmark, closes it and watches on', async () => {
     const c = conn([added(meta('a', '5')), added(meta('b', '6')), bookmark('9', true), { type: 'MODIFIED', object: meta('a', '10'), resourceVersion: '10' }])
-    const h = harness({ watches: [c] })
+    const w2 = conn([{ type: 'MODIFIED', object: meta('a', '11'), resourceVersion: '11' }])
+    const h = harness({ watches: [c, w2] })
     const w = walk(h.ctx, empty)
     let r = await w.next()
     expect(r.events).toEqual([{ type: 'init' }])
@@ -113,14 +114,18 @@ describe('watcher step: streaming list', () => {
     r = await w.next()
     r = await w.next()
     expect(r.events).toEqual([{ type: 'initDone' }])
-    expect(r.next).toMatchObject({ type: 'watching', resourceVersion: '9' })
+    // Its long timeoutSeconds would outlast the silence limit on a quiet cluster: a watch follows.
+    expect(r.next).toEqual({ type: 'listed', resourceVersion: '9' })
+    expect(c.closed).toBe(true)
     expect(r.watchList).toEqual({ supported: true })
     expect(h.support()).toBe('supported')
     expect(w.stats.availability).toBe('available')
     r = await w.next()
-    expect(r.events).toEqual([{ type: 'apply', object: meta('a', '10') }])
-    expect(r.next).toMatchObject({ type: 'watching', resourceVersion: '10' })
-    expect(h.calls).toEqual(['streamingList'])
+    expect(r.next).toMatchObject({ type: 'watching', resourceVersion: '9' })
+    r = await w.next()
+    expect(r.events).toEqual([{ type: 'apply', object: meta('a', '11') }])
+    expect(h.calls).toEqual(['streamingList', 'watch 9'])
+    expect(w.stats.disconnects).toEqual({ peer_closed: 0, peer_silent: 0, error: 0 })
     expect(w.stats.relists.initial).toBe(1)
     expect(w.stats.listMode).toBe('streaming')
   })
@@ -272,6 +277,25 @@ describe('watcher step: watching', () => {
     expect(w.stats.watchRestarts).toBe(1)
     expect(w.logs.some((l) => l.includes('malformed line'))).toBe(true)
     expect(w.logs).toEqual(['malformed line; resuming from resourceVersion 21 in 0 ms'])
+  })
+
+  it('counts how each watch connection ended, and every request the silence rule tore down', async () => {
+    const silent = (what: string) => new KubeIdleTimeoutError(`${what} torn down (peer_silent): the API server sent nothing for 30.0 s`)
+    const h = harness({
+      support: 'unsupported',
+      watches: [conn([bookmark('21')]), conn([silent('watch')]), conn([new KubeTransportError('reset')]), silent('watch request'), conn([])],
+      pages: [silent('LIST'), page([], '20')],
+    })
+    const w = walk(h.ctx, empty)
+    const ends: string[] = []
+    for (let i = 0; i < 10; i++) {
+      const r = await w.next()
+      if (r.error) ends.push(r.error.name)
+    }
+    expect(ends).toEqual(['KubeIdleTimeoutError', 'KubeIdleTimeoutError', 'KubeTransportError', 'KubeIdleTimeoutError'])
+    expect(w.stats.disconnects).toEqual({ peer_closed: 1, peer_silent: 3, error: 1 })
+    expect(w.stats.errors).toEqual({ peer_silent: 3, network: 1 })
+    expect(w.logs[0]).toBe('LIST torn down (peer_silent): the API server sent nothing for 30.0 s; relisting (initial) in 0 ms')
   })
 
   it('re-watches from the same revision after 429 and 5xx, relists after HTTP 410', async () => {

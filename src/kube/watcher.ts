@@ -37,7 +37,7 @@ export type State<T> =
   | { readonly type: 'empty'; readonly cause: RelistCause }
   /** Paginated LIST in progress: `init` and earlier pages were yielded. */
   | { readonly type: 'listPage'; readonly continueToken: string }
-  /** Streaming list in progress: `init` was yielded, initial ADDED events arrive on `conn`. */
+  /** Streaming list in progress: `init` was yielded, initial ADDED events arrive on `conn` until the end bookmark. */
   | { readonly type: 'initialEvents'; readonly conn: WatchConnection<T>; readonly resourceVersion: string }
   /** A snapshot is complete or a watch ended: (re)watch from `resourceVersion`. */
   | { readonly type: 'listed'; readonly resourceVersion: string }
@@ -227,9 +227,12 @@ async function nextInitialEvent<T>(state: Extract<State<T>, { type: 'initialEven
     }
     case 'BOOKMARK': {
       if (!item.initialEventsEnd) return { ...fallBack('a bookmark without the initial-events-end annotation', conn), bookmark: true }
+      // The snapshot is complete: the connection ends here and a watch resumes from its revision. The
+      // server would go on as a watch, but only until the streaming list's long timeoutSeconds,
+      // longer than the silence limit allows a quiet watch to last (docs/behaviour.md §12).
+      conn.close()
       const resourceVersion = item.resourceVersion || state.resourceVersion
-      // The streaming list goes on as an ordinary watch on the same connection.
-      return { events: [INIT_DONE], next: { type: 'watching', conn, resourceVersion, openedAt: ctx.now() }, bookmark: true, watchList: SUPPORTED }
+      return { events: [INIT_DONE], next: { type: 'listed', resourceVersion }, bookmark: true, watchList: SUPPORTED }
     }
     case 'MODIFIED':
     case 'DELETED':
