@@ -10,7 +10,7 @@ import { runSoak } from './soak.ts'
 describe('chaos soak', () => {
   it('keeps the reducer exactly in step with the cluster through two minutes of seeded faults', async () => {
     const log: string[] = []
-    const record = await runSoak({ minutes: 2, seed: 18, pods: 300, runtime: 'node', replicas: 1, apiSilentPeer: false, log: (line) => void log.push(line) })
+    const record = await runSoak({ minutes: 2, seed: 18, pods: 300, runtime: 'node', replicas: 1, log: (line) => void log.push(line) })
     const figures = computeFigures(record)
     const summary = `${log.join('\n')}\n\n${formatFigures(figures)}`
     expect(figures.faults.total, summary).toBeGreaterThan(0)

@@ -29,8 +29,6 @@ type Switch = 'reducer' | 'stall' | 'slow' | `api-path-${number}`
 /** What the soak may switch on beyond the always-on faults. */
 export interface FaultScope {
   readonly replicas: number
-  /** The API-side silent peer (frozen connections): once the watch layer finds one (issue 24). */
-  readonly apiSilentPeer: boolean
 }
 
 export interface FaultKind {
@@ -129,7 +127,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   {
     name: 'api-stall',
     side: 'api',
-    draw: (rng, scope) => ({ durationMs: rng.int(5_000, scope.apiSilentPeer ? 45_000 : 25_000) }),
+    draw: (rng) => ({ durationMs: rng.int(5_000, 45_000) }),
     run: (t, p, signal) => hold(t, 'stall', () => t.sim.faults.stallWatches(true), () => t.sim.faults.stallWatches(false), num(p.durationMs), signal),
   },
   {
@@ -227,8 +225,3 @@ export const FAULT_KINDS: readonly FaultKind[] = [
     run: (t, p, signal) => t.killReplica(p.leader === true ? (t.leader() ?? num(p.replica)) : num(p.replica), num(p.downMs), signal),
   },
 ]
-
-/** The kinds a soak draws from: every kind, but the API silent peer only when switched on. */
-export function faultKinds(scope: FaultScope): FaultKind[] {
-  return FAULT_KINDS.filter((k) => k.name !== 'api-silent' || scope.apiSilentPeer)
-}

@@ -1,17 +1,19 @@
 // The soak's figures: what a run observed (SoakRecord) reduced to the numbers issue 18 asks for —
 // faults by kind, checkpoints, time to converge by fault kind, memory, CPU, reconnects, epochs,
 // relists, crashes, log lines — and the verdict.
+import { auditAlarms } from './alarms.ts'
 import { addInto, byLabel } from './prom.ts'
 import type { CollectorLife } from './replica.ts'
 import type { CheckpointOutcome } from './checkpoint.ts'
 
 export interface SoakRecord {
-  readonly options: { minutes: number; seed: number; pods: number; runtime: string; replicas: number; apiSilentPeer: boolean }
+  readonly options: { minutes: number; seed: number; pods: number; runtime: string; replicas: number }
   readonly startedAt: number
   endedAt: number
   /** From the start to the collectors' launch: simulator, workload, tap, proxies. */
   setupMs: number
-  readonly injected: Array<{ cycle: number; kind: string; side: string; at: number; params: object }>
+  /** `endedAt`: when the fault was over by itself or cut short by the storm's end (then healed). */
+  readonly injected: Array<{ cycle: number; kind: string; side: string; at: number; endedAt?: number; params: object }>
   /** Cycle 0 is the initial sync; `kinds` the faults injected in the cycle's storm. */
   readonly checkpoints: Array<CheckpointOutcome & { cycle: number; kinds: string[]; healedAt: number }>
   readonly churn: Record<string, number>
@@ -20,7 +22,6 @@ export interface SoakRecord {
   readonly shutdown: Array<{ replica: string; code: number | null; signal: string | null }>
   /** A fault or churn action that could not be carried out (a harness problem, reported). */
   readonly faultErrors: string[]
-  readonly falseAlarms: Array<{ replica: string; at: number; side: 'reducer' | 'api'; msg: string }>
 }
 
 export interface Distribution {
@@ -88,6 +89,7 @@ export function computeFigures(r: SoakRecord) {
   const crashes = r.crashes.length
   const badShutdowns = r.shutdown.filter((s) => s.code !== 0)
   const failed = r.checkpoints.filter((c) => !c.passed)
+  const alarms = auditAlarms(r)
   return {
     date: new Date(r.startedAt).toISOString(),
     options: r.options,
@@ -129,16 +131,16 @@ export function computeFigures(r: SoakRecord) {
       forcedRelists: one('k8s_collector_forced_relists_total'),
     },
     logs: { lines, perMinute: minutes > 0 ? round1(lines / minutes) : null, byLevel: logLines },
-    falseAlarms: r.falseAlarms,
+    deadLinks: alarms,
     churn: r.churn,
     harnessErrors: r.faultErrors,
     verdict: {
-      passed: failed.length === 0 && crashes === 0 && badShutdowns.length === 0 && r.falseAlarms.length === 0,
+      passed: failed.length === 0 && crashes === 0 && badShutdowns.length === 0 && alarms.falseAlarms.length === 0,
       why: [
         ...failed.map((c) => `checkpoint ${c.cycle} failed`),
         ...r.crashes.map((c) => `${c.replica} crashed (${c.code ?? c.signal})`),
         ...badShutdowns.map((s) => `${s.replica} exited ${s.code ?? s.signal} on SIGTERM`),
-        ...r.falseAlarms.map((f) => `${f.replica}: ${f.side} link torn down as silent with no silencing fault: ${f.msg}`),
+        ...alarms.falseAlarms.map((f) => `${f.replica}: ${f.side} link torn down as silent with no silencing fault: ${f.msg}`),
       ],
     },
   }

@@ -2,7 +2,7 @@
 // reducer and the collector process while the workload churns — each ended by a quiescent
 // checkpoint; everything observed goes into a SoakRecord that figures.ts turns into figures.
 import { checkpoint } from './checkpoint.ts'
-import { faultKinds, pause, type FaultScope } from './faults.ts'
+import { FAULT_KINDS, pause, type FaultScope } from './faults.ts'
 import type { SoakRecord } from './figures.ts'
 import { createSchedule } from './schedule.ts'
 import { startStage, type Stage } from './stage.ts'
@@ -16,22 +16,14 @@ export interface SoakOptions {
   readonly runtime: string
   /** Collector processes; more than one runs them with `--leader-elect`. */
   readonly replicas: number
-  /** Issue 24's API-side silent peer (frozen API connections) among the faults. */
-  readonly apiSilentPeer: boolean
   readonly log: (line: string) => void
-}
-
-/** Log lines that report a silent peer are expected only while one of these was in force. */
-const SILENCING: Record<'reducer' | 'api', readonly string[]> = {
-  reducer: ['reducer-stall', 'reducer-silent'],
-  api: ['api-stall', 'api-silent', 'api-partition'],
 }
 
 /** Runs the soak and returns what it observed. Throws only when the stage cannot be set up. */
 export async function runSoak(opts: SoakOptions): Promise<SoakRecord> {
-  const scope: FaultScope = { replicas: opts.replicas, apiSilentPeer: opts.apiSilentPeer }
+  const scope: FaultScope = { replicas: opts.replicas }
   const record: SoakRecord = {
-    options: { minutes: opts.minutes, seed: opts.seed, pods: opts.pods, runtime: opts.runtime, replicas: opts.replicas, apiSilentPeer: opts.apiSilentPeer },
+    options: { minutes: opts.minutes, seed: opts.seed, pods: opts.pods, runtime: opts.runtime, replicas: opts.replicas },
     startedAt: Date.now(),
     endedAt: 0,
     setupMs: 0,
@@ -42,7 +34,6 @@ export async function runSoak(opts: SoakOptions): Promise<SoakRecord> {
     crashes: [],
     shutdown: [],
     faultErrors: [],
-    falseAlarms: [],
   }
   let closing = false
   let stage: Stage | undefined
@@ -68,7 +59,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakRecord> {
     record.checkpoints.push({ cycle: 0, kinds: [], healedAt: Date.now() - sync.ms, ...sync })
     opts.log(`initial sync: ${sync.passed ? `${sync.pods} pods in ${(sync.ms / 1000).toFixed(1)} s` : `FAILED\n${sync.failure}`}`)
 
-    const schedule = createSchedule(faultKinds(scope), { seed: opts.seed, scope, stormMs: [30_000, 60_000], faultsPerStorm: [2, 4] })
+    const schedule = createSchedule(FAULT_KINDS, { seed: opts.seed, scope, stormMs: [30_000, 60_000], faultsPerStorm: [2, 4] })
     const churn = createChurn(stage.sim, stage.plan)
     const soakStart = Date.now()
     for (let cycle = 1; Date.now() - soakStart < opts.minutes * 60_000; cycle++) {
@@ -78,10 +69,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakRecord> {
       const kinds: string[] = []
       const running = plan.faults.map(async (f) => {
         await pause(f.atMs, storm.signal)
-        record.injected.push({ cycle, kind: f.kind.name, side: f.kind.side, at: Date.now(), params: f.params })
+        const injected: SoakRecord['injected'][number] = { cycle, kind: f.kind.name, side: f.kind.side, at: Date.now(), params: f.params }
+        record.injected.push(injected)
         kinds.push(f.kind.name)
         opts.log(`cycle ${cycle} +${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${f.kind.name} ${JSON.stringify(f.params)}`)
         await f.kind.run(stage!, f.params, storm.signal).catch((err: unknown) => record.faultErrors.push(`${f.kind.name}: ${(err as Error).message}`))
+        injected.endedAt = Date.now()
       })
       const churning = (async () => {
         while (!storm.signal.aborted) {
@@ -119,7 +112,6 @@ export async function runSoak(opts: SoakOptions): Promise<SoakRecord> {
     }
     record.endedAt = Date.now()
     for (const r of stage.replicas) record.replicas.push({ name: r.name, lives: [...r.lives], logLines: { ...r.logLines }, silentTeardowns: [...r.silentTeardowns] })
-    record.falseAlarms.push(...falseAlarms(record))
     await stage.close()
   }
   return record
@@ -132,18 +124,4 @@ async function healAll(stage: Stage): Promise<void> {
   for (const p of stage.apiPaths) await p.setMode('pass')
   await stage.reducerPath.set('pass')
   await stage.ensureRunning()
-}
-
-/** Silent-peer teardowns in a cycle where nothing silenced that side (issue 24: no false alarms). */
-function falseAlarms(record: SoakRecord): SoakRecord['falseAlarms'] {
-  const out: SoakRecord['falseAlarms'] = []
-  for (const r of record.replicas) {
-    for (const t of r.silentTeardowns) {
-      // The cycle the teardown fell in: from its storm's start to its checkpoint's end.
-      const cp = record.checkpoints.find((c) => c.cycle > 0 && t.at <= c.healedAt + c.ms)
-      const faults = record.injected.filter((f) => f.cycle === cp?.cycle && f.at <= t.at && SILENCING[t.side].includes(f.kind))
-      if (faults.length === 0) out.push({ replica: r.name, at: t.at, side: t.side, msg: t.msg })
-    }
-  }
-  return out
 }
