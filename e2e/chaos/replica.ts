@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { freePort, RUNTIMES } from '../harness/process.ts'
+import { freePort, runArgs, RUNTIMES } from '../harness/process.ts'
 
 /** One process of a replica, from spawn to exit. */
 export interface CollectorLife {
@@ -107,16 +107,7 @@ export function createReplica(opts: ReplicaOptions): Replica {
       const [bin, ...prefix] = cmd
       const c = spawn(
         bin!,
-        [
-          ...prefix, 'run',
-          '--kubeconfig', opts.kubeconfig,
-          '--intake-host', '127.0.0.1',
-          '--intake-port', String(opts.intakePort),
-          '--http-listen', `127.0.0.1:${httpPort}`,
-          '--hostname', opts.name,
-          '--log-format', 'json',
-          ...(opts.extraArgs ?? []),
-        ],
+        [...prefix, ...runArgs({ kubeconfig: opts.kubeconfig, intakePort: opts.intakePort, httpPort, hostname: opts.name }), ...(opts.extraArgs ?? [])],
         { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' } },
       )
       const life: CollectorLife = { pid: c.pid!, startedAt: Date.now(), cpuMs: 0, rss: [], metrics: '' }
