@@ -23,8 +23,9 @@ export interface WorkloadPlan {
 
 /** How the pods are spread over owner shapes: most in Deployments of ~100, a few of every other kind. */
 export function planWorkload(pods: number): WorkloadPlan {
-  // A simulated node has 253 pod IPs; rollouts double a Deployment for a moment.
-  const nodes = Math.max(3, Math.ceil(pods / 150))
+  // A simulated node has 253 pod IPs; scaling goes up to 1.4 times and a rollout doubles a
+  // Deployment for a moment (2.8 times at worst: 224 of 80 a node).
+  const nodes = Math.max(3, Math.ceil(pods / 80))
   const small = (share: number, min: number, max: number) => Math.min(max, Math.max(min, Math.round(pods * share)))
   const bareReplicaSet = small(0.01, 2, 50)
   const statefulSet = small(0.01, 2, 20)
