@@ -19,6 +19,8 @@ export interface CheckpointOutcome {
   readonly pods: number
   /** Why it failed: the last difference seen. */
   readonly failure?: string
+  /** What it waited for last before it held (the first line of the last difference), if anything. */
+  readonly waitedOn?: string
 }
 
 /** The live connections of the replicas at the tap (open, heard from within LIVE_MS). */
@@ -52,12 +54,14 @@ async function problems(stage: Stage): Promise<{ text: string; conn?: Connection
 export async function checkpoint(stage: Stage, from: number, timeoutMs: number, pollMs: number): Promise<CheckpointOutcome> {
   const deadline = from + timeoutMs
   let last: Awaited<ReturnType<typeof problems>> = { text: 'not checked', pods: 0 }
+  let waitedOn: string | undefined
   for (;;) {
     last = await problems(stage)
     if (last.text === '' && last.conn) {
       const { id, hostname, epochs } = last.conn
-      return { passed: true, ms: Date.now() - from, connection: { id, replica: hostname ?? '', epochs: epochs.map(Number) }, pods: last.pods }
+      return { passed: true, ms: Date.now() - from, connection: { id, replica: hostname ?? '', epochs: epochs.map(Number) }, pods: last.pods, ...(waitedOn ? { waitedOn } : {}) }
     }
+    waitedOn = last.text.split('\n')[0]
     if (Date.now() > deadline) return { passed: false, ms: Date.now() - from, pods: last.pods, failure: last.text }
     await new Promise((r) => setTimeout(r, pollMs))
   }

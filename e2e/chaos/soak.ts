@@ -99,7 +99,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakRecord> {
       const conn = outcome.connection
       opts.log(
         `checkpoint ${cycle} after ${kinds.join(', ')}: ` +
-          (outcome.passed ? `passed in ${(outcome.ms / 1000).toFixed(1)} s (${outcome.pods} pods, ${conn!.replica} #${conn!.id}, epochs ${conn!.epochs.join(',')})` : `FAILED after ${(outcome.ms / 1000).toFixed(1)} s\n${outcome.failure}`),
+          (outcome.passed ? `passed in ${(outcome.ms / 1000).toFixed(1)} s (${outcome.pods} pods, ${conn!.replica} #${conn!.id}, epochs ${conn!.epochs.join(',')})${outcome.waitedOn ? `; waited last on: ${outcome.waitedOn}` : ''}` : `FAILED after ${(outcome.ms / 1000).toFixed(1)} s\n${outcome.failure}`),
       )
       if (!outcome.passed) for (const r of stage.replicas) opts.log(`${r.name} log tail:\n${r.logTail()}`)
     }
