@@ -19,7 +19,7 @@ export interface CheckpointOutcome {
   readonly pods: number
   /** Why it failed: the last difference seen. */
   readonly failure?: string
-  /** What it waited for last before it held (the first line of the last difference), if anything. */
+  /** What it waited for last before it held (the first two lines of the last difference), if anything. */
   readonly waitedOn?: string
 }
 
@@ -61,7 +61,7 @@ export async function checkpoint(stage: Stage, from: number, timeoutMs: number, 
       const { id, hostname, epochs } = last.conn
       return { passed: true, ms: Date.now() - from, connection: { id, replica: hostname ?? '', epochs: epochs.map(Number) }, pods: last.pods, ...(waitedOn ? { waitedOn } : {}) }
     }
-    waitedOn = last.text.split('\n')[0]
+    waitedOn = last.text.split('\n').slice(0, 2).join(' ')
     if (Date.now() > deadline) return { passed: false, ms: Date.now() - from, pods: last.pods, failure: last.text }
     await new Promise((r) => setTimeout(r, pollMs))
   }
