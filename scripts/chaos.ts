@@ -1,5 +1,5 @@
 // `npm run chaos -- [--minutes N] [--seed S] [--pods N] [--runtime node|deno] [--replicas N]
-// [--out FILE]`: the seeded chaos soak (e2e/chaos/README.md); prints the
+// [--out FILE] [--logs DIR]`: the seeded chaos soak (e2e/chaos/README.md); prints the
 // figures and writes them to bench/results/<date>-chaos.json. Exit 1 when the verdict is a failure.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -9,7 +9,7 @@ import { computeFigures } from '../e2e/chaos/figures.ts'
 import { formatFigures } from '../e2e/chaos/report.ts'
 import { runSoak } from '../e2e/chaos/soak.ts'
 
-const USAGE = 'usage: npm run chaos -- [--minutes N] [--seed S] [--pods N] [--runtime node|deno] [--replicas N] [--out FILE]'
+const USAGE = 'usage: npm run chaos -- [--minutes N] [--seed S] [--pods N] [--runtime node|deno] [--replicas N] [--out FILE] [--logs DIR]'
 
 function main(): Promise<number> | number {
   let values
@@ -22,6 +22,7 @@ function main(): Promise<number> | number {
         runtime: { type: 'string', default: 'node' },
         replicas: { type: 'string', default: '1' },
         out: { type: 'string' },
+        logs: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }))
@@ -43,11 +44,12 @@ function main(): Promise<number> | number {
     const minutes = Number(values.minutes)
     if (!(minutes > 0)) throw new RangeError(`--minutes=${values.minutes}: a positive number`)
     if (!['node', 'deno', 'sea'].includes(values.runtime)) throw new RangeError(`--runtime=${values.runtime}: node, deno or sea`)
-    opts = { minutes, seed: whole('seed', values.seed, 0), pods: whole('pods', values.pods, 10), runtime: values.runtime, replicas: whole('replicas', values.replicas, 1) }
+    opts = { minutes, seed: whole('seed', values.seed, 0), pods: whole('pods', values.pods, 10), runtime: values.runtime, replicas: whole('replicas', values.replicas, 1), ...(values.logs ? { logDir: values.logs } : {}) }
   } catch (err) {
     console.error(`chaos: ${(err as Error).message}\n${USAGE}`)
     return 2
   }
+  if (opts.logDir) mkdirSync(opts.logDir, { recursive: true })
   return (async () => {
     const started = Date.now()
     const record = await runSoak({ ...opts, log: (line) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s] ${line}`) })

@@ -1,7 +1,7 @@
 // One collector replica of the soak, run as an orchestrator runs it: the shipped form on the chosen
 // runtime, restarted after a SIGKILL or a crash, its memory, CPU, metrics and log lines sampled.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { createWriteStream, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { freePort, runArgs, RUNTIMES } from '../harness/process.ts'
 
@@ -26,6 +26,8 @@ export interface ReplicaOptions {
   readonly kubeconfig: string
   readonly intakePort: number
   readonly extraArgs?: readonly string[]
+  /** Every log line of every life is appended to this file. */
+  readonly logFile?: string
   /** Told about every unexpected exit (after it is recorded). */
   readonly onCrash?: (life: CollectorLife, logTail: string) => void
 }
@@ -76,7 +78,9 @@ export function createReplica(opts: ReplicaOptions): Replica {
   let httpPort = 0
   let exited: Promise<void> = Promise.resolve()
 
+  const logFile = opts.logFile ? createWriteStream(opts.logFile, { flags: 'a' }) : undefined
   const onLine = (line: string) => {
+    logFile?.write(`${line}\n`)
     tail.push(line)
     if (tail.length > 300) tail.splice(0, 100)
     let entry: { level?: string; msg?: string; time?: string; component?: string }

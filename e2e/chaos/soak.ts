@@ -17,6 +17,8 @@ export interface SoakOptions {
   /** Collector processes; more than one runs them with `--leader-elect`. */
   readonly replicas: number
   readonly log: (line: string) => void
+  /** Where each replica's whole log goes (`<name>.log`); only the tails are kept without it. */
+  readonly logDir?: string
 }
 
 /** Runs the soak and returns what it observed. Throws only when the stage cannot be set up. */
@@ -43,6 +45,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakRecord> {
     replicas: opts.replicas,
     leaderElect: opts.replicas > 1,
     log: opts.log,
+    ...(opts.logDir ? { logDir: opts.logDir } : {}),
     onCrash(name, life, tail) {
       record.crashes.push({ replica: name, at: life.endedAt ?? Date.now(), code: life.exit?.code ?? null, signal: life.exit?.signal ?? null, logTail: tail })
       opts.log(`CRASH: ${name} exited (${life.exit?.code ?? life.exit?.signal}); restarting it as an orchestrator would`)

@@ -21,6 +21,8 @@ export interface StageOptions {
   /** Told about every crash of a replica. */
   readonly onCrash: (replica: string, life: CollectorLife, logTail: string) => void
   readonly log: (line: string) => void
+  /** A directory for each replica's log file (`<name>.log`). */
+  readonly logDir?: string
 }
 
 export interface Stage extends FaultTargets {
@@ -63,7 +65,7 @@ export async function startStage(opts: StageOptions): Promise<Stage> {
       const kubeconfig = join(dir, `${name}.kubeconfig`)
       writeFileSync(kubeconfig, sim.kubeconfig().replace(sim.url, `https://127.0.0.1:${proxy.port}`), { mode: 0o600 })
       const election = opts.leaderElect ? ['--leader-elect', '--lease-namespace', 'default', '--identity', name] : []
-      replicas.push(createReplica({ runtime: opts.runtime, name, kubeconfig, intakePort: reducerPath.port, extraArgs: election, onCrash: (life, tail) => opts.onCrash(name, life, tail) }))
+      replicas.push(createReplica({ runtime: opts.runtime, name, kubeconfig, intakePort: reducerPath.port, extraArgs: election, ...(opts.logDir ? { logFile: join(opts.logDir, `${name}.log`) } : {}), onCrash: (life, tail) => opts.onCrash(name, life, tail) }))
     }
     closers.push(async () => {
       for (const r of replicas) await r.stop()
