@@ -26,7 +26,7 @@ export function formatFigures(f: ChaosFigures): string {
     `epochs: ${f.epochs}`,
     `watch: relists ${pairs(f.watch.relistsByCause)}; API errors ${pairs(f.watch.apiErrorsByStatus)}; disconnects ${pairs(f.watch.disconnectsByCause)}; resumed watches ${f.watch.restarts}; forced relists ${f.watch.forcedRelists}`,
     `logs: ${f.logs.lines} lines, ${f.logs.perMinute ?? '-'} a minute (${pairs(f.logs.byLevel)})`,
-    `links torn down as silent: reducer ${f.deadLinks.teardowns.reducer}, API ${f.deadLinks.teardowns.api}; false alarms (no silencing fault in force): ${f.deadLinks.falseAlarms.length} over ${f.deadLinks.healthyMinutes.reducer} healthy minutes of the reducer link and ${f.deadLinks.healthyMinutes.api} of the API's`,
+    `links torn down as silent: reducer ${f.deadLinks.teardowns.reducer}, API ${f.deadLinks.teardowns.api}; after an unseen reset of the API connection: ${f.deadLinks.afterReset.length}; false alarms (no fault in force): ${f.deadLinks.falseAlarms.length} over ${f.deadLinks.healthyMinutes.reducer} healthy minutes of the reducer link and ${f.deadLinks.healthyMinutes.api} of the API's`,
     ...f.harnessErrors.map((e) => `harness: ${e}`),
     ...f.checkpoints.failures.map((c) => `FAILED checkpoint ${c.cycle} after ${c.after.join(', ')}:\n${c.failure}`),
     f.verdict.passed ? 'verdict: passed' : `verdict: FAILED — ${f.verdict.why.join('; ')}`,
