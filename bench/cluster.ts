@@ -17,16 +17,18 @@ import type { BenchOptions, BenchSection, BenchTarget } from './types.ts'
 const here = dirname(fileURLToPath(import.meta.url))
 const SETTLE_MS = 3_000
 
-function sizes(opts: BenchOptions): number[] {
+/** The cluster sizes of a run: `--sizes`, else 10k with `--quick`, else `full`. */
+export function sizes(opts: BenchOptions, full: readonly number[] = [10_000, 50_000, 150_000]): number[] {
   const at = process.argv.indexOf('--sizes')
   if (at >= 0 && process.argv[at + 1]) return process.argv[at + 1]!.split(',').map((s) => Math.round(parseFloat(s) * (/k$/i.test(s) ? 1000 : 1)))
-  return opts.quick ? [10_000] : [10_000, 50_000, 150_000]
+  return opts.quick ? [10_000] : [...full]
 }
 
 // Every size is rendered once and kept for the whole run (150k pods ≈ 0.8 GB of list bytes, off
 // the JS heap): the sections iterate sizes one after another and would otherwise rebuild them.
 const clusters = new Map<number, ReplayCluster>()
-function cluster(pods: number): ReplayCluster {
+/** The cluster of that size, rendered once per run and shared by the sections. */
+export function cluster(pods: number): ReplayCluster {
   let c = clusters.get(pods)
   if (!c) {
     const t = performance.now()

@@ -2,6 +2,7 @@
 import { benchCeiling, benchChurn, benchInformer, benchSync, benchWire } from './cluster.ts'
 import { benchCodec } from './codec.ts'
 import { benchDecode } from './decode.ts'
+import { benchFailover } from './failover.ts'
 import { benchMatch } from './match.ts'
 import { benchMatchDeno } from './match-deno.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
@@ -16,4 +17,5 @@ export const sections: Record<string, (opts: BenchOptions) => Promise<BenchSecti
   sync: benchSync,
   churn: benchChurn,
   wire: benchWire,
+  failover: benchFailover,
 }

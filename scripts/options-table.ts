@@ -1,18 +1,19 @@
-// Writes the option tables into README.md between their markers; `--check` only says whether they are stale.
+// Writes the option tables into the READMEs between their markers; `--check` only says whether one is stale.
 // Usage: npx tsx scripts/options-table.ts [--check]
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { withOptionTables } from '../src/cli/options-markdown.ts'
+import { OPTION_DOCUMENTS, withOptionTables } from '../src/cli/options-markdown.ts'
 
-const readme = fileURLToPath(new URL('../README.md', import.meta.url))
-const before = readFileSync(readme, 'utf8')
-const after = withOptionTables(before)
-
-if (after === before) console.log('README.md: the option tables are up to date')
-else if (process.argv.includes('--check')) {
-  console.error('README.md: the option tables are stale; run npx tsx scripts/options-table.ts')
-  process.exitCode = 1
-} else {
-  writeFileSync(readme, after)
-  console.log('README.md: option tables written')
+for (const { path, tables } of OPTION_DOCUMENTS) {
+  const file = fileURLToPath(new URL(`../${path}`, import.meta.url))
+  const before = readFileSync(file, 'utf8')
+  const after = withOptionTables(before, tables)
+  if (after === before) console.log(`${path}: the option tables are up to date`)
+  else if (process.argv.includes('--check')) {
+    console.error(`${path}: the option tables are stale; run npx tsx scripts/options-table.ts`)
+    process.exitCode = 1
+  } else {
+    writeFileSync(file, after)
+    console.log(`${path}: option tables written`)
+  }
 }

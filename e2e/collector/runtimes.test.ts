@@ -4,14 +4,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ownerKindName } from '../../src/model/owner-kinds.ts'
 import { startTap, type Tap } from '../../src/tap/index.ts'
 import { startSimulator, type Simulator } from '../sim/index.ts'
 import { converged, expectedPods, openConnection, type ClusterObjects } from '../harness/expect.ts'
 import { metric, root, RUNTIMES, startCollector, V8_FLAGS, type CollectorProcess } from '../harness/process.ts'
 import { waitFor } from '../harness/wait.ts'
 import { createEveryOwnerShape } from './workload.ts'
-
-const KIND_OF: Record<number, string> = { 0: 'ReplicaSet', 1: 'Deployment', 2: 'Job', 3: 'CronJob', 254: 'NoOwner', 255: 'other' }
 
 describe.each(Object.keys(RUNTIMES))('collector on %s', (runtime) => {
   const hostname = `e2e-${runtime}`
@@ -52,8 +51,8 @@ describe.each(Object.keys(RUNTIMES))('collector on %s', (runtime) => {
     })
     expect(conn.epochs).toEqual([1])
     expect(conn.version).toBe('0.11.0')
-    const kinds = new Set(conn.pods.map((p) => KIND_OF[p.ownerKind]))
-    expect([...kinds].sort()).toEqual(['CronJob', 'Deployment', 'Job', 'NoOwner', 'ReplicaSet', 'other'])
+    const kinds = new Set(conn.pods.map((p) => ownerKindName(p.ownerKind)))
+    expect([...kinds].sort()).toEqual(['CronJob', 'Deployment', 'Job', 'NoOwner', 'Other', 'ReplicaSet'])
     const byName = (prefix: string) => conn.pods.filter((p) => p.podName.startsWith(prefix))
     expect(byName('web-').every((p) => p.ownerKind === 1 && p.ownerName === 'web')).toBe(true)
     expect(byName('agent-').every((p) => p.ownerKind === 255 && p.ownerName === 'agent')).toBe(true)
@@ -68,6 +67,8 @@ describe.each(Object.keys(RUNTIMES))('collector on %s', (runtime) => {
     const log = await waitFor('the runtime line in the log', () => (/runtime: /.test(collector.stderr()) ? collector.stderr() : undefined), {
       describe: () => collector.stderr().slice(-2000),
     })
+    // The same runtime in k8s_collector_build_info (the single executable is Node).
+    expect(await collector.metrics()).toMatch(new RegExp(`^k8s_collector_build_info\\{version="[^"]+",runtime="${runtime === 'deno' ? 'deno' : 'node'}",runtime_version="\\d+\\.\\d+\\.\\d+"\\} 1$`, 'm'))
     if (runtime === 'deno') {
       // Deno applies --v8-flags without showing them to the program: only the runtime is checked here.
       expect(log).toMatch(/runtime: deno \d/)

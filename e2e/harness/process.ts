@@ -53,7 +53,11 @@ export function runArgs(opts: { kubeconfig: string; intakePort: number; httpPort
   ]
 }
 
-export async function startCollector(runtime: string[], opts: { kubeconfig: string; intakePort: number; hostname: string; extraArgs?: string[] }): Promise<CollectorProcess> {
+/** `env` is added to the collector's environment (the downward API variables of docs/events.md, say). */
+export async function startCollector(
+  runtime: string[],
+  opts: { kubeconfig: string; intakePort: number; hostname: string; extraArgs?: string[]; env?: Record<string, string> },
+): Promise<CollectorProcess> {
   const httpPort = await freePort()
   const [cmd, ...prefix] = runtime
   const child = spawn(
@@ -65,7 +69,7 @@ export async function startCollector(runtime: string[], opts: { kubeconfig: stri
       '--log-level', 'debug',
       ...(opts.extraArgs ?? []),
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '', ...opts.env } },
   )
   let err = ''
   child.stderr!.on('data', (d: Buffer) => {

@@ -6,7 +6,7 @@ import { waitFor } from '../harness/wait.ts'
 import type { ApiDisruption, E2eCluster } from '../scenarios/cluster.ts'
 import { cutApiPath, restartApiServer, type DisruptMode } from './disrupt.ts'
 import { retry } from './exec.ts'
-import { COLLECTOR_APP, COLLECTOR_NAMESPACE, type Kubectl, type TapContainer } from './setup.ts'
+import { COLLECTOR_APP, COLLECTOR_LEASE, COLLECTOR_NAMESPACE, type Kubectl, type TapContainer } from './setup.ts'
 
 /** How long convergence may take on kind (image pulls, scheduling, controller resyncs), ms. */
 export const KIND_SETTLE_MS = 120_000
@@ -33,7 +33,7 @@ interface Manifest {
   metadata?: { name?: string; namespace?: string }
 }
 
-interface PodJson extends K8sObject {
+export interface PodJson extends K8sObject {
   spec?: K8sObject['spec'] & { nodeName?: string }
   status?: K8sObject['status'] & { conditions?: Array<{ type: string; status: string }> }
 }
@@ -49,7 +49,7 @@ const RESOURCE: Record<string, string> = {
   StatefulSet: 'statefulsets',
 }
 
-const isReady = (p: PodJson) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true
+export const isReady = (p: PodJson) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true
 
 /** The kind backend of the scenarios; see e2e/README.md for how it breaks things. */
 export class KindCluster implements E2eCluster {
@@ -74,25 +74,36 @@ export class KindCluster implements E2eCluster {
 
   /**
    * kind/collector.yaml sets K8S_COLLECTOR_HOSTNAME to the pod's spec.nodeName, so the collector
-   * connects as the node it runs on; read from its pod (again after every collector restart).
+   * connects as the node it runs on; read from the leader's pod (again after every collector restart).
    */
   get collectorHostname(): string {
     if (!this.hostname) throw new Error('collectorHostname read before the collector pod was found (call findCollector first)')
     return this.hostname
   }
 
-  /** Finds the running, ready collector pod (not one of `exclude`); records its node as the hostname. */
+  /** The pod the collector's Lease names (its identity is `<pod name>_<uuid>`: a pod's hostname is its name), if any. */
+  async leaderPod(): Promise<string | undefined> {
+    const holder = await this.kubectl(['get', 'lease', COLLECTOR_LEASE, '-n', COLLECTOR_NAMESPACE, '-o', 'jsonpath={.spec.holderIdentity}', '--request-timeout=10s']).catch(() => '')
+    const at = holder.trim().lastIndexOf('_')
+    return at > 0 ? holder.trim().slice(0, at) : undefined
+  }
+
+  /**
+   * Finds the running, ready collector pod that leads (the Lease names it; not one of `exclude`);
+   * records its node as the hostname the scenarios look for.
+   */
   async findCollector(exclude: readonly string[] = [], timeoutMs = this.settleMs): Promise<string> {
-    const pod = await waitFor(`a ready collector pod${exclude.length ? ` other than ${exclude.join(', ')}` : ''}`, async () => {
-      const pods = await this.collectorPods().catch(() => [])
-      return pods.find((p) => !exclude.includes(p.metadata.name) && !p.metadata.deletionTimestamp && p.spec?.nodeName && isReady(p))
+    const pod = await waitFor(`a ready collector pod leading${exclude.length ? `, other than ${exclude.join(', ')}` : ''}`, async () => {
+      const [pods, leader] = await Promise.all([this.collectorPods().catch(() => []), this.leaderPod()])
+      return pods.find((p) => p.metadata.name === leader && !exclude.includes(leader) && !p.metadata.deletionTimestamp && p.spec?.nodeName && isReady(p))
     }, { timeoutMs })
     this.hostname = pod.spec!.nodeName!
     this.collectorPod = pod.metadata.name
     return pod.metadata.name
   }
 
-  private async collectorPods(): Promise<PodJson[]> {
+  /** The collector's pods (both replicas, and any being replaced). */
+  async collectorPods(): Promise<PodJson[]> {
     const list = JSON.parse(await this.kubectl(['get', 'pods', '-n', COLLECTOR_NAMESPACE, '-l', `app=${COLLECTOR_APP}`, '-o', 'json', '--request-timeout=10s'])) as { items: PodJson[] }
     return list.items
   }
@@ -158,11 +169,19 @@ export class KindCluster implements E2eCluster {
     return this.tap.restart()
   }
 
-  /** Deletes the collector pod; its ReplicaSet starts a new one, which is awaited (Ready). */
+  /** `/readyz` of a collector pod through the API server's pod proxy (the image has no shell). */
+  collectorReadyz(pod: string): Promise<string> {
+    return this.kubectl(['get', '--raw', `/api/v1/namespaces/${COLLECTOR_NAMESPACE}/pods/${pod}:8080/proxy/readyz`, '--request-timeout=10s'])
+  }
+
+  /**
+   * Deletes the leading collector pod (SIGTERM: it closes its connection and releases the Lease);
+   * the standby takes over and the ReplicaSet starts a replacement. Resolves once another pod leads.
+   */
   async restartCollector(): Promise<void> {
-    const old = (await this.collectorPods()).map((p) => p.metadata.name)
-    await this.kubectl(['delete', 'pod', '-n', COLLECTOR_NAMESPACE, '-l', `app=${COLLECTOR_APP}`, '--wait=true', '--timeout=90s'], { timeoutMs: 100_000 })
-    await this.findCollector(old)
+    const leader = this.collectorPod || (await this.findCollector())
+    await this.kubectl(['delete', 'pod', leader, '-n', COLLECTOR_NAMESPACE, '--wait=true', '--timeout=90s'], { timeoutMs: 100_000 })
+    await this.findCollector([leader])
   }
 
   /**

@@ -16,8 +16,12 @@ export type DisruptMode = 'network' | 'apiserver'
 
 export const DISRUPT_MODES: readonly DisruptMode[] = ['network', 'apiserver']
 
-/** How long the collector's path stays cut after `meanwhile` finished, ms (it retries meanwhile). */
-export const CUT_HOLD_MS = 5000
+/**
+ * How long the collector's path stays cut after `meanwhile` finished, ms (it retries meanwhile).
+ * The whole cut must stay shorter than the leader's renew deadline less a retry period (10 − 2 s
+ * in kind/collector.yaml): longer, and the leader rightly hands over to the standby (docs/behaviour.md §11).
+ */
+export const CUT_HOLD_MS = 2000
 
 /** `docker exec <node> cmd…` (kind node containers are named like their Kubernetes nodes). */
 const onNode = (node: string, args: readonly string[], timeoutMs = 30_000) => exec('docker', ['exec', node, ...args], { timeoutMs })

@@ -36,6 +36,8 @@ export const TAP_HTTP_PORT = 8080
 /** kind/collector.yaml's namespace and pod label (`app=…`). */
 export const COLLECTOR_NAMESPACE = 'k8s-collector'
 export const COLLECTOR_APP = 'k8s-collector'
+/** The leader-election Lease of kind/collector.yaml's replicas (the default `--lease-name`, in their namespace). */
+export const COLLECTOR_LEASE = 'k8s-collector'
 
 /** Runs kubectl against the suite's cluster. */
 export type Kubectl = (args: readonly string[], opts?: { input?: string; timeoutMs?: number }) => Promise<string>

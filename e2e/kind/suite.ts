@@ -7,6 +7,7 @@ import { quiescent, scenarios, type Scenario } from '../scenarios/scenarios.ts'
 import { cronJob, deployment, NS, snapshotWorkload } from '../scenarios/workloads.ts'
 import { KindCluster } from './backend.ts'
 import { DISRUPT_MODES, type DisruptMode } from './disrupt.ts'
+import { haScenario } from './ha.ts'
 import { checkCollectorEvents } from './events.ts'
 import {
   buildAndLoadImage,
@@ -82,10 +83,10 @@ async function prepareSnapshot(cluster: KindCluster, kubectl: Kubectl): Promise<
   await kubectl(['wait', '--for=condition=Ready', 'pod', '-l', SUITE_LABEL, '-n', NS, '--timeout=300s'], { timeoutMs: 320_000 })
 }
 
-/** The collector's last log lines (when it is deployed), to read a failure by. */
+/** The collector replicas' last log lines (when deployed), each prefixed by its pod, to read a failure by. */
 async function showCollectorLog(kubectl: Kubectl): Promise<void> {
-  const logs = await kubectl(['logs', '-n', COLLECTOR_NAMESPACE, `deployment/${COLLECTOR_APP}`, '--tail=30', '--request-timeout=10s']).catch(() => '')
-  if (logs) log(`collector log (last 30 lines):\n${logs.trimEnd()}`)
+  const logs = await kubectl(['logs', '-n', COLLECTOR_NAMESPACE, '-l', `app=${COLLECTOR_APP}`, '--prefix', '--tail=30', '--request-timeout=10s']).catch(() => '')
+  if (logs) log(`collector log (last 30 lines of each replica):\n${logs.trimEnd()}`)
 }
 
 function summary(results: readonly ScenarioResult[]): string {
@@ -151,16 +152,17 @@ export async function runKindSuite(config: KindSuiteConfig): Promise<number> {
     await prepareSnapshot(cluster, kubectl)
     log('deploying the collector (kind/collector.yaml)')
     await deployCollector(kubectl, manifest)
-    await cluster.findCollector()
-    log(`collector running; it connects as ${cluster.collectorHostname}`)
+    const leader = await cluster.findCollector()
+    log(`collector running; ${leader} leads and connects as ${cluster.collectorHostname}`)
 
+    const ha: Scenario = { name: haScenario.name, run: () => haScenario.run(cluster!, kubectl) }
     const finalCheck: Scenario = { name: '8. quiescent at the end: the tap holds exactly the cluster', run: (c) => quiescent(c).then(() => {}) }
     const kindCluster = cluster
     const eventsCheck: Scenario = {
       name: '9. kubectl shows the collector events (ReducerUnreachable, ReducerConnected)',
       run: async () => checkCollectorEvents(kubectl, await kindCluster.findCollector()),
     }
-    for (const scenario of [...scenarios, finalCheck, eventsCheck]) {
+    for (const scenario of [...scenarios, ha, finalCheck, eventsCheck]) {
       log(`scenario ${scenario.name}`)
       const t = Date.now()
       try {
@@ -184,5 +186,6 @@ export async function runKindSuite(config: KindSuiteConfig): Promise<number> {
   }
 
   process.stdout.write(`${summary(results)}\n`)
-  return results.every((r) => r.ok) && results.length === scenarios.length + 2 ? 0 : 1
+  // Scenarios 1–7, the HA scenario, the final quiescence check and the events check.
+  return results.every((r) => r.ok) && results.length === scenarios.length + 3 ? 0 : 1
 }

@@ -1,6 +1,7 @@
 // The end-to-end scenarios (issue 6), written once against E2eCluster. Each asserts what the tap
 // holds; every one ends with the quiescence check (scenario 8).
 import assert from 'node:assert/strict'
+import { OwnerKindCode } from '../../src/model/owner-kinds.ts'
 import type { MessageRecord, TapRecord } from '../../src/tap/index.ts'
 import { converged, expectedPods, openConnection, type ClusterObjects } from '../harness/expect.ts'
 import { waitFor } from '../harness/wait.ts'
@@ -11,8 +12,6 @@ export interface Scenario {
   readonly name: string
   run(cluster: E2eCluster): Promise<void>
 }
-
-const OWNER_KIND = { ReplicaSet: 0, Deployment: 1, Job: 2, CronJob: 3, NoOwner: 254, Other: 255 } as const
 
 /** Scenario 8: the tap's pod set equals the cluster's running pods exactly. */
 export async function quiescent(cluster: E2eCluster, timeoutMs = cluster.settleMs, notId?: number) {
@@ -66,7 +65,7 @@ export const scenarios: readonly Scenario[] = [
       const conn = await quiescent(cluster)
       assert.deepEqual(conn.epochs, [1])
       const kinds = new Set(conn.pods.map((p) => p.ownerKind))
-      for (const k of [OWNER_KIND.Deployment, OWNER_KIND.ReplicaSet, OWNER_KIND.Job, OWNER_KIND.CronJob, OWNER_KIND.NoOwner, OWNER_KIND.Other]) {
+      for (const k of [OwnerKindCode.Deployment, OwnerKindCode.ReplicaSet, OwnerKindCode.Job, OwnerKindCode.CronJob, OwnerKindCode.NoOwner, OwnerKindCode.Other]) {
         assert.ok(kinds.has(k), `an owner kind ${k} pod is announced`)
       }
       const find = (prefix: string) => conn.pods.filter((p) => p.podName.startsWith(prefix))
@@ -127,7 +126,7 @@ export const scenarios: readonly Scenario[] = [
         const r = (await state()).find((e) => e.type === 'pod_new_with_name' && e.fields.ownerName === 'ticker')
         return r ? r : undefined
       }, { timeoutMs: cluster.settleMs + (cluster.name === 'kind' ? 90_000 : 0) })
-      assert.equal(announced.fields.ownerKind, OWNER_KIND.CronJob)
+      assert.equal(announced.fields.ownerKind, OwnerKindCode.CronJob)
       await waitFor('the ticker pod deleted after its Job is cleaned up', async () =>
         (await state()).some((e) => e.type === 'pod_delete' && e.fields.uid === announced.fields.uid) ? true : undefined,
       { timeoutMs: cluster.settleMs + 30_000 })

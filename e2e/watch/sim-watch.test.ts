@@ -107,7 +107,9 @@ describe.each(['node', 'deno'])('watch layer on %s against the simulator', (runt
         const x = p.stats(s)
         return x?.availability === 'available' ? x : undefined
       })
-      expect(st).toMatchObject({ listMode: 'streaming', relists: { initial: 1, gone: 0, unavailable: 0, fallback: 0, error: 0 } })
+      expect(st).toMatchObject({ listMode: 'streaming', relists: { gone: 0, unavailable: 0, fallback: 0, error: 0 } })
+      // One list, or more when a busy machine let the silence limit tear one down (each counts).
+      expect(st.relists.initial).toBeGreaterThanOrEqual(1)
     }
 
     // Pods: full objects, the IP and the containers as the simulator has them.
@@ -161,7 +163,7 @@ describe.each(['node', 'deno'])('watch layer on %s against the simulator', (runt
       const x = q.stats('pods')
       return x?.availability === 'available' ? x : undefined
     })
-    expect(st).toMatchObject({ listMode: 'paginated', relists: { fallback: 1, initial: 0, gone: 0 } })
+    expect(st).toMatchObject({ listMode: 'paginated', relists: { fallback: 1, initial: 1, gone: 0 } })
     // The watch continues from the list's revision.
     const watch = await q.until('the pods watch after the list', () => q.since(0, 'req', 'pods').find((r) => /[?&]watch=1/.test(r.path) && r.path.includes('resourceVersion=')))
     expect(watch.path).not.toContain('sendInitialEvents')
@@ -292,7 +294,7 @@ describe.each(['node', 'deno'])('watch layer on %s against the simulator', (runt
     }
     for (const s of STREAMS) {
       expect(relistTotal(after[s])).toBe(relistTotal(before[s]))
-      expect(after[s]!.lastError?.label ?? '').toMatch(/peer_silent|shortWatch/)
+      expect(after[s]!.lastError?.label ?? '').toMatch(/peer_silent|short_watch/)
     }
     expect(p.since(m, 'log').some((l) => /watch from resourceVersion \d+ \(timeoutSeconds \d\) torn down \(peer_silent\): the API server sent nothing for 1\.5 s/.test(l.msg))).toBe(true)
     const uid = sim.create('pods', { metadata: { name: 'after-stall', namespace: 'default' }, spec: { containers: [container('a', 'a:1')] } }).metadata.uid
@@ -345,8 +347,10 @@ describe.each(['node', 'deno'])('watch layer on %s against the simulator', (runt
       const x = p.stats('replicasets', cleared)
       return x?.availability === 'available' ? x : undefined
     })
-    expect(after.relists.unavailable).toBe(before.replicasets!.relists.unavailable + 1)
-    expect(after.errors['403']).toBeGreaterThanOrEqual(3)
+    // The first 403 answered a watch; each one after it answered a list, and one more list succeeded.
+    const forbidden = after.errors['403']! - (before.replicasets!.errors['403'] ?? 0)
+    expect(forbidden).toBeGreaterThanOrEqual(3)
+    expect(after.relists.unavailable - before.replicasets!.relists.unavailable).toBe(forbidden)
     for (const s of ['pods', 'jobs']) expect(p.events(s, m).some((e) => e.type === 'unavailable' || e.type === 'init')).toBe(false)
   })
 

@@ -11,8 +11,8 @@ export type KubeconfigSource =
   | { readonly source: 'in-cluster'; readonly path: string }
   | { readonly source: 'none' }
 
-/** The service account directory the loader falls back to inside a pod. */
-const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount'
+/** The service account directory the loader falls back to inside a pod (token, CA, namespace). */
+export const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount'
 
 export const kubeconfigPath: ValueType<KubeconfigSource> = {
   hint: 'FILE',

@@ -1,10 +1,8 @@
 // The logging options every command shares (`--log-level`, `--log-format`), as option-table rows.
-import type { LogFormat, LogLevelName } from '../observe/log.ts'
+import { LOG_LEVELS, type LogFormat, type LogLevelName } from '../observe/log.ts'
 import { computed, type Option } from './options.ts'
 import { oneOf } from './value-types.ts'
 
-/** Every log level, quietest first. */
-const LOG_LEVELS: readonly LogLevelName[] = ['silent', 'error', 'warn', 'info', 'debug', 'trace']
 const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json']
 
 /** Rows every command's table spreads in. */

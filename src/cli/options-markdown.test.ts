@@ -1,24 +1,26 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { markdownTable, withOptionTables } from './options-markdown.ts'
+import { markdownTable, OPTION_DOCUMENTS, withOptionTables } from './options-markdown.ts'
 import { RUN_OPTIONS } from './run-options.ts'
 import { TAP_OPTIONS } from './tap-options.ts'
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+const runTables = OPTION_DOCUMENTS[0].tables
 
 describe('README option tables', () => {
-  it('README.md holds the tables generated from the option tables (else: npx tsx scripts/options-table.ts)', () => {
-    expect(withOptionTables(readme)).toBe(readme)
+  it.each(OPTION_DOCUMENTS)('$path holds the tables generated from the option tables (else: npx tsx scripts/options-table.ts)', ({ path, tables }) => {
+    const doc = readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
+    expect(withOptionTables(doc, tables)).toBe(doc)
   })
 
   it('notices a stale table', () => {
     const stale = readme.replace('| `--intake-port` | `EBPF_NET_INTAKE_PORT` | `8000` |', '| `--intake-port` | `EBPF_NET_INTAKE_PORT` | `8001` |')
     expect(stale).not.toBe(readme)
-    expect(withOptionTables(stale)).toBe(readme)
+    expect(withOptionTables(stale, runTables)).toBe(readme)
   })
 
   it('refuses a document without the markers', () => {
-    expect(() => withOptionTables('# nothing here\n')).toThrow(/options:run/)
+    expect(() => withOptionTables('# nothing here\n', runTables)).toThrow(/options:run/)
   })
 
   it('has one row per option, pipes escaped', () => {

@@ -1,13 +1,17 @@
-// The option tables as README.md's Markdown tables, each between its markers (scripts/options-table.ts).
+// The option tables as Markdown tables in the READMEs, each between its markers (scripts/options-table.ts).
 import type { Option, OptionTable } from './options.ts'
 import { RUN_OPTIONS } from './run-options.ts'
+import { TAP_OPTIONS } from './tap-options.ts'
 
-/** The generated blocks of README.md: name → table. */
-const README_TABLES: ReadonlyArray<readonly [string, OptionTable]> = [['options:run', RUN_OPTIONS]]
+/** The documents holding generated tables (paths from the repository root), and their blocks: name → table. */
+export const OPTION_DOCUMENTS: ReadonlyArray<{ readonly path: string; readonly tables: ReadonlyArray<readonly [string, OptionTable]> }> = [
+  { path: 'README.md', tables: [['options:run', RUN_OPTIONS]] },
+  { path: 'src/tap/README.md', tables: [['options:tap', TAP_OPTIONS]] },
+]
 
-/** README.md's text with every generated option table brought up to date. */
-export function withOptionTables(readme: string): string {
-  return README_TABLES.reduce((doc, [name, table]) => replaceBlock(doc, name, markdownTable(table)), readme)
+/** `doc`'s text with each of `tables` brought up to date between its markers. */
+export function withOptionTables(doc: string, tables: (typeof OPTION_DOCUMENTS)[number]['tables']): string {
+  return tables.reduce((text, [name, table]) => replaceBlock(text, name, markdownTable(table)), doc)
 }
 
 /** One row per option: flag, environment variable, default, accepted values, meaning. */

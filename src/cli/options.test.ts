@@ -21,7 +21,7 @@ const CHECKS: readonly Check<typeof TABLE>[] = [
   (v, show) => (v.renewSecs > v.retrySecs * 1.2 ? undefined : `${show('renewSecs')} must be longer than 1.2 × ${show('retrySecs')}`),
 ]
 
-const context = (env: Record<string, string> = {}): DefaultContext => ({ env, osHostname: 'node-a', stdoutIsTty: false, stderrIsTty: false, fileExists: () => false })
+const context = (env: Record<string, string> = {}): DefaultContext => ({ env, osHostname: 'node-a', stdoutIsTty: false, stderrIsTty: false, fileExists: () => false, readTextFile: () => undefined })
 const args = cittyArgs(TABLE)
 const resolve = (argv: string[], env: Record<string, string> = {}) => resolveOptions(TABLE, { argv, parsed: parseArgs(argv, args), context: context(env) }, CHECKS)
 const problems = (argv: string[], env: Record<string, string> = {}): string[] => {

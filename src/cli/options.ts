@@ -36,6 +36,8 @@ export interface DefaultContext {
   readonly stdoutIsTty: boolean
   readonly stderrIsTty: boolean
   fileExists(path: string): boolean
+  /** The file's text, or undefined when it cannot be read. */
+  readTextFile(path: string): string | undefined
 }
 
 /** A default that depends on the machine; `text` says which way for help and README. */

@@ -9,10 +9,12 @@ interface Given {
   osHostname?: string
   stderrIsTty?: boolean
   files?: string[]
+  /** Files with their text (readable by the defaults). */
+  texts?: Record<string, string>
 }
 const args = cittyArgs(RUN_OPTIONS)
-const resolve = ({ argv = [], env = {}, osHostname = 'node-a', stderrIsTty = false, files = [] }: Given = {}) => {
-  const context: DefaultContext = { env, osHostname, stdoutIsTty: false, stderrIsTty, fileExists: (p) => files.includes(p) }
+const resolve = ({ argv = [], env = {}, osHostname = 'node-a', stderrIsTty = false, files = [], texts = {} }: Given = {}) => {
+  const context: DefaultContext = { env, osHostname, stdoutIsTty: false, stderrIsTty, fileExists: (p) => files.includes(p) || p in texts, readTextFile: (p) => texts[p] }
   return resolveRunConfig({ argv, parsed: parseArgs(argv, args), context })
 }
 const config = (given: Given = {}) => resolve(given).config
@@ -43,8 +45,9 @@ describe('resolveRunConfig', () => {
   })
 
   // Every row with both a flag and a variable: the variable over the default, the flag over both.
-  const both = Object.values(RUN_OPTIONS as OptionTable).filter((o) => o.flag && o.env && o.flag !== 'kubeconfig')
+  const both = Object.values(RUN_OPTIONS as OptionTable).filter((o) => o.flag && o.env && o.flag !== 'kubeconfig' && !o.type.switch)
   const sample: Record<string, [string, string]> = {
+    'lease-namespace': ['ns-a', 'ns-b'],
     'intake-host': ['reducer.ns.svc', 'other.host'],
     hostname: ['kc-host', 'other-host'],
     'http-listen': ['127.0.0.1:9000', ':9001'],
@@ -55,7 +58,9 @@ describe('resolveRunConfig', () => {
   }
   it.each(both.map((o) => [o.flag!, o.env!] as const))('--%s over %s over the default', (flag, env) => {
     const [fromFlag, fromEnv] = sample[flag] ?? ['3', '4']
-    const shown = (given: Given) => JSON.stringify(printableConfig(config(given)))
+    // Leader election on (its rows print only then) with a fixed identity (the default is random).
+    const base = { K8S_COLLECTOR_LEADER_ELECT: 'true', K8S_COLLECTOR_IDENTITY: 'fixed' }
+    const shown = (given: Given) => JSON.stringify(printableConfig(config({ ...given, env: { ...base, ...given.env } })))
     const byEnv = shown({ env: { [env]: fromEnv } })
     expect(byEnv).not.toBe(shown({}))
     expect(shown({ env: { [env]: fromEnv }, argv: [`--${flag}`, fromFlag] })).not.toBe(byEnv)
@@ -108,6 +113,71 @@ describe('resolveRunConfig', () => {
         ['--intake-port="0" is out of range (1–65535)', '--delete-ttl-secs="-1" is not a whole number', 'K8S_COLLECTOR_LOG_LEVEL="loud" is not one of silent, error, warn, info, debug, trace'].join('\n'),
       ),
     )
+  })
+})
+
+describe('leader election', () => {
+  const namespaceFile = '/var/run/secrets/kubernetes.io/serviceaccount/namespace'
+
+  it('is off by default; --leader-elect or K8S_COLLECTOR_LEADER_ELECT=true turns it on with client-go\'s timing', () => {
+    expect(config().leaderElection).toBeUndefined()
+    expect(config({ env: { K8S_COLLECTOR_LEADER_ELECT: 'false' } }).leaderElection).toBeUndefined()
+    const on = config({ argv: ['--leader-elect'], osHostname: 'collector-abc' }).leaderElection
+    expect(on).toEqual({
+      namespace: 'default',
+      name: 'k8s-collector',
+      identity: expect.stringMatching(/^collector-abc_[0-9a-f-]{36}$/),
+      leaseDurationSecs: 15,
+      renewDeadlineSecs: 10,
+      retryPeriodSecs: 2,
+    })
+    expect(config({ env: { K8S_COLLECTOR_LEADER_ELECT: 'true' } }).leaderElection).toBeDefined()
+    expect(config({ env: { K8S_COLLECTOR_LEADER_ELECT: 'true' }, argv: ['--no-leader-elect'] }).leaderElection).toBeUndefined()
+  })
+
+  it('takes the Lease namespace from the flag, the variable, the service account, else default', () => {
+    const ns = (given: Given) => config({ ...given, argv: ['--leader-elect', ...(given.argv ?? [])] }).leaderElection!.namespace
+    expect(ns({ texts: { [namespaceFile]: 'monitoring\n' } })).toBe('monitoring')
+    expect(ns({ texts: { [namespaceFile]: 'monitoring' }, env: { K8S_COLLECTOR_LEASE_NAMESPACE: 'obs' } })).toBe('obs')
+    expect(ns({ texts: { [namespaceFile]: 'monitoring' }, env: { K8S_COLLECTOR_LEASE_NAMESPACE: 'obs' }, argv: ['--lease-namespace', 'x'] })).toBe('x')
+    expect(ns({ texts: { [namespaceFile]: '  ' } })).toBe('default')
+  })
+
+  it('accepts fractional renew deadlines and retry periods, and a fixed identity', () => {
+    const le = config({ argv: ['--leader-elect', '--lease-duration-secs', '3', '--lease-renew-deadline-secs', '2', '--lease-retry-period-secs', '0.4', '--identity', 'me'] }).leaderElection
+    expect(le).toMatchObject({ leaseDurationSecs: 3, renewDeadlineSecs: 2, retryPeriodSecs: 0.4, identity: 'me' })
+  })
+
+  it.each<[Given, string]>([
+    [
+      { argv: ['--lease-renew-deadline-secs', '15'] },
+      'the lease duration (15 s) must be greater than the renew deadline (15 s) (--lease-duration-secs (default 15), --lease-renew-deadline-secs=15, --lease-retry-period-secs (default 2))',
+    ],
+    [
+      { argv: ['--lease-retry-period-secs', '9'] },
+      'the renew deadline (10 s) must be greater than the retry period × 1.2 (10.8 s) (--lease-duration-secs (default 15), --lease-renew-deadline-secs (default 10), --lease-retry-period-secs=9)',
+    ],
+    [{ argv: ['--lease-duration-secs', '1.5'] }, '--lease-duration-secs="1.5" is not a whole number'],
+    [{ argv: ['--lease-retry-period-secs', '0'] }, '--lease-retry-period-secs="0" is not a positive number'],
+    [{ env: { K8S_COLLECTOR_LEADER_ELECT: 'yes' } }, 'K8S_COLLECTOR_LEADER_ELECT="yes" is not true or false'],
+    [
+      { env: { K8S_COLLECTOR_LEASE_NAME: 'My_Lease' } },
+      'the lease name "My_Lease" is not a valid object name (RFC 1123 subdomain) (--lease-namespace (default the in-cluster service account\'s namespace, else `default`), K8S_COLLECTOR_LEASE_NAME=My_Lease)',
+    ],
+  ])('rejects %j', (given, message) => {
+    expect(() => resolve(given)).toThrowError(new ConfigError(message))
+  })
+
+  it('prints the Lease and the timing, or null when off', () => {
+    expect(printableConfig(config()).leaderElection).toBeNull()
+    expect(printableConfig(config({ argv: ['--leader-elect', '--identity', 'me'] })).leaderElection).toEqual({
+      namespace: 'default',
+      name: 'k8s-collector',
+      identity: 'me',
+      leaseDurationSecs: 15,
+      renewDeadlineSecs: 10,
+      retryPeriodSecs: 2,
+    })
   })
 })
 

@@ -1,9 +1,10 @@
-// The options of `k8s-collector run`, one row each (docs/behaviour.md §4, §6, §7, §12), and the
+// The options of `k8s-collector run`, one row each (docs/behaviour.md §4, §6, §7, §11, §12), and the
 // configuration they resolve to. README.md's flag table is generated from this table.
+import { defaultIdentity, validateElectionTiming, validateLeaseRef } from '../lease/config.ts'
 import { LOG_OPTIONS } from './log-options.ts'
-import { defaultKubeconfig, kubeconfigPath, type KubeconfigSource } from './kubeconfig-source.ts'
+import { defaultKubeconfig, kubeconfigPath, SERVICE_ACCOUNT, type KubeconfigSource } from './kubeconfig-source.ts'
 import { computed, resolveOptions, type Check, type OptionInputs, type OptionTable, type Values } from './options.ts'
-import { boolean, formatHostPort, hostName, hostPort, integer, keyValues, text } from './value-types.ts'
+import { boolean, formatHostPort, hostName, hostPort, integer, keyValues, positiveSeconds, text } from './value-types.ts'
 
 const seconds = (min: number, max: number) => integer({ min, max, hint: 'SECONDS', unit: 'seconds' })
 const count = (min: number, max: number) => integer({ min, max, hint: 'N' })
@@ -45,6 +46,41 @@ export const RUN_OPTIONS = {
     help: 'tear down a list or watch request that gets nothing from the API server for this long (`peer_silent`); watches ask the server to end them after ½ to ⅔ of it',
   },
   httpListen: { flag: 'http-listen', env: 'K8S_COLLECTOR_HTTP_LISTEN', type: hostPort, default: '0.0.0.0:8080', help: '`/healthz`, `/readyz` and `/metrics` listener' },
+  leaderElect: {
+    flag: 'leader-elect',
+    env: 'K8S_COLLECTOR_LEADER_ELECT',
+    type: boolean,
+    default: 'false',
+    help: 'run as one of several replicas: only the holder of the Lease connects to the reducer, the others stay primed (warm standby)',
+  },
+  leaseNamespace: {
+    flag: 'lease-namespace',
+    env: 'K8S_COLLECTOR_LEASE_NAMESPACE',
+    type: text('NAMESPACE', 'namespace name'),
+    default: computed('the in-cluster service account\'s namespace, else `default`', (ctx) => ctx.readTextFile(`${SERVICE_ACCOUNT}/namespace`)?.trim() || 'default'),
+    help: 'namespace of the leader-election Lease',
+  },
+  leaseName: { flag: 'lease-name', env: 'K8S_COLLECTOR_LEASE_NAME', type: text('NAME', 'object name'), default: 'k8s-collector', help: 'name of the leader-election Lease' },
+  leaseDurationSecs: {
+    flag: 'lease-duration-secs',
+    type: integer({ min: 1, max: 3600, hint: 'SECONDS', unit: 'seconds' }),
+    default: '15',
+    help: 'how long a standby waits, after the Lease last changed, before taking it from a silent leader',
+  },
+  leaseRenewDeadlineSecs: {
+    flag: 'lease-renew-deadline-secs',
+    type: positiveSeconds,
+    default: '10',
+    help: 'a leader that has not renewed the Lease for this long closes its reducer connection and stands by',
+  },
+  leaseRetryPeriodSecs: { flag: 'lease-retry-period-secs', type: positiveSeconds, default: '2', help: 'time between attempts to acquire or renew the Lease' },
+  identity: {
+    flag: 'identity',
+    env: 'K8S_COLLECTOR_IDENTITY',
+    type: text('NAME', 'text'),
+    default: computed('`<OS hostname>_<random UUID>`', (ctx) => defaultIdentity(ctx.osHostname.trim())),
+    help: 'this replica\'s holder identity in the Lease; unique per replica',
+  },
   ...LOG_OPTIONS,
   printConfig: { flag: 'print-config', type: boolean, default: 'false', help: 'print the effective configuration as JSON and exit' },
 } satisfies OptionTable
@@ -58,11 +94,34 @@ const RUN_CHECKS: readonly Check<typeof RUN_OPTIONS>[] = [
     v.majorVersion === 0 && v.minorVersion < 9
       ? `collector version ${v.majorVersion}.${v.minorVersion}.${v.patchVersion} (${show('majorVersion')}, ${show('minorVersion')}) is below 0.9.0; the reducer would refuse it`
       : undefined,
+  (v, show) => {
+    const problem = validateElectionTiming({ leaseDurationMs: v.leaseDurationSecs * 1000, renewDeadlineMs: v.leaseRenewDeadlineSecs * 1000, retryPeriodMs: v.leaseRetryPeriodSecs * 1000 })
+    return problem && `${problem} (${show('leaseDurationSecs')}, ${show('leaseRenewDeadlineSecs')}, ${show('leaseRetryPeriodSecs')})`
+  },
+  (v, show) => {
+    const problem = validateLeaseRef({ namespace: v.leaseNamespace, name: v.leaseName })
+    return problem && `${problem} (${show('leaseNamespace')}, ${show('leaseName')})`
+  },
 ]
 
+/** Leader election as configured (docs/behaviour.md §11); durations in seconds, as typed. */
+export interface LeaderElectionConfig {
+  readonly namespace: string
+  readonly name: string
+  readonly identity: string
+  readonly leaseDurationSecs: number
+  readonly renewDeadlineSecs: number
+  readonly retryPeriodSecs: number
+}
+
+/** The rows that make up {@link LeaderElectionConfig}. */
+type LeaseKeys = 'leaderElect' | 'leaseNamespace' | 'leaseName' | 'leaseDurationSecs' | 'leaseRenewDeadlineSecs' | 'leaseRetryPeriodSecs' | 'identity'
+
 /** What `run` needs: the table's values, with the wire version as one field and the kubeconfig path for the loader. */
-export type CollectorConfig = Omit<RunValues, 'majorVersion' | 'minorVersion' | 'patchVersion' | 'kubeconfig' | 'printConfig'> & {
+export type CollectorConfig = Omit<RunValues, 'majorVersion' | 'minorVersion' | 'patchVersion' | 'kubeconfig' | 'printConfig' | LeaseKeys> & {
   readonly version: { readonly major: number; readonly minor: number; readonly patch: number }
+  /** With `--leader-elect`; absent, the collector connects to the reducer as soon as it is primed. */
+  readonly leaderElection?: LeaderElectionConfig
   /** `--kubeconfig`, else unset: the loader reads `KUBECONFIG` (a list) and the defaults itself. */
   readonly kubeconfig?: string
   readonly kubeconfigSource: KubeconfigSource
@@ -70,10 +129,20 @@ export type CollectorConfig = Omit<RunValues, 'majorVersion' | 'minorVersion' | 
 
 /** Resolves `run`'s options; throws {@link ConfigError} listing every bad input. */
 export function resolveRunConfig(inputs: OptionInputs): { config: CollectorConfig; printConfig: boolean } {
-  const { majorVersion, minorVersion, patchVersion, kubeconfig, printConfig, ...rest } = resolveOptions(RUN_OPTIONS, inputs, RUN_CHECKS)
+  const values = resolveOptions(RUN_OPTIONS, inputs, RUN_CHECKS)
+  const { majorVersion, minorVersion, patchVersion, kubeconfig, printConfig, leaderElect, leaseNamespace, leaseName, leaseDurationSecs, leaseRenewDeadlineSecs, leaseRetryPeriodSecs, identity, ...rest } = values
+  const leaderElection: LeaderElectionConfig = {
+    namespace: leaseNamespace,
+    name: leaseName,
+    identity,
+    leaseDurationSecs,
+    renewDeadlineSecs: leaseRenewDeadlineSecs,
+    retryPeriodSecs: leaseRetryPeriodSecs,
+  }
   const config: CollectorConfig = {
     ...rest,
     version: { major: majorVersion, minor: minorVersion, patch: patchVersion },
+    ...(leaderElect ? { leaderElection } : {}),
     ...(kubeconfig.source === 'flag' ? { kubeconfig: kubeconfig.path } : {}),
     kubeconfigSource: kubeconfig,
   }
@@ -90,5 +159,6 @@ export function printableConfig(config: CollectorConfig): Record<string, unknown
     httpListen: formatHostPort(config.httpListen),
     version: `${major}.${minor}.${patch}`,
     kubeconfig: kubeconfigSource,
+    leaderElection: config.leaderElection ?? null,
   }
 }

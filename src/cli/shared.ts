@@ -1,5 +1,5 @@
 // Pieces shared by the commands: their inputs from the process, usage errors, signal handling.
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { ConfigError, type OptionInputs } from './options.ts'
 
@@ -14,6 +14,13 @@ export function processInputs(argv: readonly string[], parsed: Readonly<Record<s
       stdoutIsTty: process.stdout.isTTY === true,
       stderrIsTty: process.stderr.isTTY === true,
       fileExists: existsSync,
+      readTextFile(path) {
+        try {
+          return readFileSync(path, 'utf8')
+        } catch {
+          return undefined // a default computed from it falls back (e.g. no service account mounted)
+        }
+      },
     },
   }
 }

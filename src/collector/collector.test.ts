@@ -1,5 +1,7 @@
 // The collector wiring over a real reducer link to a real tap, with scripted watch streams, on fake time.
 import { afterEach, describe, expect, it } from 'vitest'
+import { createMemoryLeaseStore, type MemoryLeaseStore } from '../../e2e/harness/memory-leases.ts'
+import { createLeaseApi, runElection } from '../lease/index.ts'
 import { createReducerLink } from '../link/index.ts'
 import type { OwnerMeta, PodMeta } from '../model/index.ts'
 import { createRegistry } from '../observe/metrics.ts'
@@ -10,6 +12,7 @@ import { fakeReducer } from '../../e2e/harness/link-fixtures.ts'
 import { waitFor } from '../../e2e/harness/wait.ts'
 import { scripted } from '../../e2e/harness/collector-fixtures.ts'
 import { createCollector } from './collector.ts'
+import { createLeadership } from './leadership.ts'
 
 const pod = (uid: string, owner?: PodMeta['owner']): PodMeta => ({
   uid,
@@ -24,6 +27,8 @@ const pod = (uid: string, owner?: PodMeta['owner']): PodMeta => ({
   ...(owner ? { owner } : {}),
 })
 
+const LEASE = { namespace: 'ns', name: 'collector' }
+
 const until = <T>(probe: () => T | undefined, what = 'the condition'): Promise<T> => waitFor(what, probe, { timeoutMs: 5_000 })
 
 describe('collector wiring', () => {
@@ -35,14 +40,23 @@ describe('collector wiring', () => {
     await tap?.close()
   })
 
-  function setup(opts: { primingTimeoutSecs?: number; waitingLimit?: number; port?: number } = {}) {
+  function setup(opts: { primingTimeoutSecs?: number; waitingLimit?: number; port?: number; leases?: MemoryLeaseStore } = {}) {
     const streams = { pods: scripted<PodMeta>(), replicasets: scripted<OwnerMeta>(), jobs: scripted<OwnerMeta>() }
     const registry = createRegistry()
     const clock = createFakeClock()
     const link = createReducerLink({ host: '127.0.0.1', port: opts.port ?? tap!.tcpPort, hostname: 'wiring', heartbeatIntervalMs: 200 }, { registry, clock })
+    const leases = opts.leases
+    const leadership =
+      leases &&
+      createLeadership({
+        lease: LEASE,
+        identity: 'me',
+        registry,
+        elect: (signal) => runElection(createLeaseApi(leases.client('me'), LEASE, { clock }), { identity: 'me', signal, clock, random: () => 0 }),
+      })
     const collector = createCollector(
       { deleteTtlSecs: 60, deleteCapacity: 100, waitingLimit: opts.waitingLimit ?? 100, primingTimeoutSecs: opts.primingTimeoutSecs ?? 60 },
-      { streams, registry, link, clock },
+      { streams, registry, link, clock, ...(leadership ? { leadership } : {}) },
     )
     return { streams, registry, collector, clock, link, done: collector.run(abort.signal) }
   }
@@ -154,5 +168,46 @@ describe('collector wiring', () => {
     streams.pods.push({ type: 'apply', object: pod('w1', { kind: 'ReplicaSet', uid: 'x1', name: 'x' }) })
     streams.pods.push({ type: 'apply', object: pod('w2', { kind: 'ReplicaSet', uid: 'x2', name: 'x' }) })
     await until(() => (streams.replicasets.relists === 1 && streams.jobs.relists === 1 ? true : undefined))
+  })
+
+  it('with leader election: a primed standby is ready and silent; each term connects with the next epoch and ends with its connection', async () => {
+    const r = await fakeReducer()
+    const leases = createMemoryLeaseStore()
+    // Another replica holds the Lease (just renewed, 15 s).
+    const other = (holderIdentity: string) =>
+      leases.put({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: LEASE.name, namespace: LEASE.namespace }, spec: { holderIdentity, leaseDurationSeconds: 15, leaseTransitions: 3 } })
+    other('other')
+    const { streams, collector, clock, link } = setup({ port: r.port, leases })
+    expect(collector.readiness()).toEqual({ ready: false, reason: 'initial list pending: pods, replicasets, jobs' })
+    listedEmpty(streams)
+    streams.pods.push({ type: 'apply', object: pod('a') })
+    await until(() => (collector.readiness().ready ? true : undefined), 'ready')
+    await clock.advance(10_000)
+    expect(collector.readiness()).toEqual({ ready: true, reason: 'standby' })
+    expect(link.state).toBe('idle')
+    expect(r.connections).toHaveLength(0)
+    // The other replica stops renewing: this one takes over 15 s after it saw the last change.
+    await clock.advance(5_000)
+    await until(() => (leases.get(LEASE.namespace, LEASE.name)!.spec.holderIdentity === 'me' ? true : undefined), 'the Lease taken')
+    await until(() => (collector.readiness().reason === 'leader' ? true : undefined), 'leading and connected')
+    await clock.advance(100)
+    const first = await r.connection(0)
+    await first.waitFor((m) => m.some((x) => x.type === 'pod_container'), 5_000, 'the first snapshot')
+    expect(first.messages.find((x) => x.type === 'pod_resync')).toMatchObject({ resyncCount: 1n })
+    // Someone else writes the Lease: at this replica's next renewal the term ends and the connection closes.
+    other('intruder')
+    await clock.advance(2_000)
+    await first.closedPromise
+    await until(() => (collector.readiness().reason === 'standby' ? true : undefined), 'standby again')
+    streams.pods.push({ type: 'apply', object: pod('b') })
+    await until(() => collector.core.pod('b'), 'pod b stored while standby')
+    // The intruder goes silent: the next term is a new epoch with the complete set.
+    await clock.advance(15_000)
+    await until(() => (collector.readiness().reason === 'leader' ? true : undefined), 'leading again')
+    await clock.advance(100)
+    const second = await r.connection(1)
+    await second.waitFor((m) => m.filter((x) => x.type === 'pod_container').length === 2, 5_000, 'the second snapshot')
+    expect(second.messages.find((x) => x.type === 'pod_resync')).toMatchObject({ resyncCount: 2n })
+    expect(types(first.messages).filter((t) => t === 'pod_new_with_name')).toHaveLength(1)
   })
 })

@@ -1,5 +1,5 @@
 // The collector: the watch streams feed the matching core, the core's messages go to the reducer
-// link; priming, tick timers, forced relists and readiness (docs/behaviour.md §6–§7).
+// link; priming, tick timers, forced relists, readiness and leadership terms (docs/behaviour.md §6–§7, §11).
 import { httpStatusOf, noEvents, type EventReporter, type Occurrence, type ReducerFailure } from '../events/index.ts'
 import type { IngestMessage } from '../ingest/index.ts'
 import type { LinkEvent, ReducerLink } from '../link/index.ts'
@@ -9,6 +9,7 @@ import { logger } from '../observe/log.ts'
 import type { Registry } from '../observe/metrics.ts'
 import { sleep, systemClock, type Clock, type TimerHandle } from '../util/clock.ts'
 import { registerWatchHealth, watchUnreadiness, type StreamHealth, type WatchHealthSource } from './watch-health.ts'
+import type { Leadership } from './leadership.ts'
 
 /** One list/watch stream as the collector consumes it. */
 export interface CollectorStream<T> extends AsyncIterable<StreamEvent<T>> {
@@ -36,6 +37,11 @@ export interface CollectorDeps {
   /** The reducer link; the collector runs it once primed and follows its sessions. */
   readonly link: ReducerLink
   readonly registry: Registry
+  /**
+   * With leader election (§11): the link runs only during this replica's leadership terms, one
+   * `run` per term; without, it runs from priming to shutdown.
+   */
+  readonly leadership?: Leadership
   /** Clock and timers (event times, the priming timeout, the tick timer). Default: the system's. */
   readonly clock?: Clock
   /** Where the link's, the streams' and the epochs' news go as Kubernetes Events (docs/events.md). Default: nowhere. */
@@ -45,12 +51,21 @@ export interface CollectorDeps {
 export interface Collector {
   /** Runs until `signal` aborts; resolves once streams and link are closed. */
   run(signal: AbortSignal): Promise<void>
-  /** `/readyz`: primed, the watches reaching the API server, and connected to the reducer (docs/behaviour.md §6, §15). */
+  /** `/readyz`: primed, the watches reaching the API server, and connected to the reducer or standing by (docs/behaviour.md §6, §11, §15). */
   readiness(): { ready: boolean; reason?: string }
   readonly core: CollectorCore
 }
 
 const STREAMS: readonly StreamName[] = ['pods', 'replicasets', 'jobs']
+/** The `type` label of k8s_collector_watch_events_total: the event vocabulary in snake_case, as Prometheus label values go. */
+const EVENT_TYPE_LABEL: Record<StreamEvent<unknown>['type'], string> = {
+  init: 'init',
+  initApply: 'init_apply',
+  initDone: 'init_done',
+  apply: 'apply',
+  delete: 'delete',
+  unavailable: 'unavailable',
+}
 
 export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Collector {
   const log = logger.withTag('collector')
@@ -65,12 +80,14 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
 
   const events = deps.registry.counter({
     name: 'k8s_collector_watch_events_total',
-    help: 'Watch stream events consumed by the matching core, by stream and event type.',
+    help:
+      'Watch stream events consumed by the matching core, by stream and type: init (a list begins), init_apply (an object of the list), ' +
+      'init_done (the list is complete), apply (added or modified), delete, unavailable (403/404, docs/behaviour.md §3).',
     labelNames: ['stream', 'type'],
   })
   const relists = deps.registry.counter({
     name: 'k8s_collector_forced_relists_total',
-    help: 'Owner relists requested because the waiting limit was reached (docs/behaviour.md §6).',
+    help: 'Relists of both owner streams (ReplicaSets and Jobs) requested because the waiting limit was reached (docs/behaviour.md §6).',
   })
   registerCoreMetrics(deps.registry, core)
   /** Streams the priming timeout connected without, until their first list completes (§15). */
@@ -187,7 +204,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     const byType = new Map<string, { inc(): void }>()
     for await (const ev of stream) {
       let c = byType.get(ev.type)
-      if (!c) byType.set(ev.type, (c = events.labels(name, ev.type)))
+      if (!c) byType.set(ev.type, (c = events.labels(name, EVENT_TYPE_LABEL[ev.type])))
       c.inc()
       const t = clock.now()
       if (ev.type === 'unavailable') log.warn(`${name}: unavailable (${ev.reason})`)
@@ -206,8 +223,10 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       }
       const watches = watchUnreadiness(health)
       if (watches) return { ready: false, reason: watches }
+      // A primed standby is ready, so that a rolling update of two replicas goes on (§11).
+      if (deps.leadership && !deps.leadership.leading) return { ready: true, reason: 'standby' }
       if (link.state !== 'connected') return { ready: false, reason: `reducer link ${link.state}` }
-      return { ready: true }
+      return deps.leadership ? { ready: true, reason: 'leader' } : { ready: true }
     },
     async run(signal) {
       const consumers = [
@@ -220,7 +239,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
         }),
       )
 
-      // Priming (§6): connect only once the three initial lists are in, or after the timeout.
+      // Priming (§6): connect (or stand for election, §11) only once the three initial lists are in, or after the timeout.
       await sleep(clock, opts.primingTimeoutSecs * 1000, AbortSignal.any([signal, primed.signal]))
       if (primed.signal.aborted) {
         const s = core.stats()
@@ -235,7 +254,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
         after()
       }
 
-      const linkDone = signal.aborted ? Promise.resolve() : follow(signal)
+      const linkDone = signal.aborted ? Promise.resolve() : deps.leadership ? deps.leadership.run(signal, follow) : follow(signal)
       await Promise.all([linkDone, ...consumers])
       stopped = true
       clock.clearTimeout(tickTimer)
@@ -246,12 +265,16 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
 function registerCoreMetrics(registry: Registry, core: CollectorCore): void {
   const gauge = (name: string, help: string, read: (s: ReturnType<CollectorCore['stats']>) => number) =>
     registry.gauge({ name, help, collect: () => read(core.stats()) })
-  gauge('k8s_collector_pods_stored', 'Pods held in the pod store.', (s) => s.podsStored)
-  gauge('k8s_collector_pods_announced', 'Pods announced on the current reducer connection.', (s) => s.podsAnnounced)
-  gauge('k8s_collector_pods_waiting', 'Pods waiting for their ReplicaSet or Job (the waiting index).', (s) => s.podsWaiting)
-  gauge('k8s_collector_pods_without_ip', 'Pods held back because they have no IP yet.', (s) => s.podsWithoutIp)
-  gauge('k8s_collector_owners_stored', 'ReplicaSets and Jobs held in the owner stores.', (s) => s.replicaSetsStored + s.jobsStored)
-  gauge('k8s_collector_owner_tombstones', 'Deleted owners kept resolvable (docs/behaviour.md §4).', (s) => s.tombstones)
-  gauge('k8s_collector_epoch', 'The current epoch: pod_resync count of this process.', (s) => s.epoch)
-  gauge('k8s_collector_forced_resyncs', 'Epochs started because of the waiting limit.', (s) => s.forcedResyncs)
+  gauge('k8s_collector_pods_stored', 'Pods held in the pod store (announced or not).', (s) => s.podsStored)
+  gauge('k8s_collector_pods_announced', 'Pods announced on the current reducer connection (0 while disconnected).', (s) => s.podsAnnounced)
+  gauge('k8s_collector_pods_waiting', 'Pods not announced yet because their ReplicaSet or Job is not known yet (the waiting index, docs/behaviour.md §6).', (s) => s.podsWaiting)
+  gauge('k8s_collector_pods_without_ip', 'Pods not announced yet because they have no IP yet.', (s) => s.podsWithoutIp)
+  gauge('k8s_collector_owners_stored', 'ReplicaSets and Jobs held in the owner stores (tombstones not included).', (s) => s.replicaSetsStored + s.jobsStored)
+  gauge('k8s_collector_owner_tombstones', 'Deleted ReplicaSets and Jobs kept resolvable until the delete TTL or the capacity removes them (docs/behaviour.md §4).', (s) => s.tombstones)
+  gauge('k8s_collector_epoch', 'The current epoch: pod_resync messages sent by this process, one per reducer connection and per forced resync (docs/behaviour.md §6).', (s) => s.epoch)
+  registry.counter({
+    name: 'k8s_collector_forced_resyncs_total',
+    help: 'Epochs started because the waiting limit forced an owner relist (docs/behaviour.md §6); reconnects to the reducer are not counted.',
+    collect: () => core.stats().forcedResyncs,
+  })
 }

@@ -63,22 +63,48 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
     return out
   }
   const perStream = (read: (s: WatchStats) => number) => () => entries.map(([name, s]) => [[name], sum(s.generations(), read)] as const)
-  registry.counter({ name: 'k8s_collector_watch_relists_total', help: 'Lists started, by stream and cause (initial, gone, unavailable, fallback, error).', labelNames: ['stream', 'cause'], collect: byKey((s) => s.relists) })
-  registry.counter({ name: 'k8s_collector_watch_api_errors_total', help: 'Failed list/watch requests, by stream and HTTP status or failure kind (network, peer_silent, malformed …).', labelNames: ['stream', 'status'], collect: byKey((s) => s.errors) })
-  registry.counter({
-    name: 'k8s_collector_watch_disconnects_total',
-    help: 'Watch connections ended, by stream and cause (peer_closed, error), and list/watch requests torn down because the API server sent nothing for the silence limit (peer_silent).',
-    labelNames: ['stream', 'cause'],
-    collect: byKey((s) => s.disconnects),
-  })
-  registry.counter({ name: 'k8s_collector_watch_restarts_total', help: 'Watches resumed from their last resourceVersion without a relist.', labelNames: ['stream'], collect: perStream((s) => s.watchRestarts) })
-  registry.counter({ name: 'k8s_collector_watch_requests_total', help: 'Watch requests opened (streaming lists included).', labelNames: ['stream'], collect: perStream((s) => s.watchesOpened) })
-  registry.counter({ name: 'k8s_collector_watch_bookmarks_total', help: 'Bookmarks received.', labelNames: ['stream'], collect: perStream((s) => s.events.bookmark) })
-  registry.counter({ name: 'k8s_collector_watch_objects_without_uid_total', help: 'Objects ignored because they had no metadata.uid (docs/behaviour.md §9).', labelNames: ['stream'], collect: perStream((s) => s.droppedNoUid) })
-  registry.counter({ name: 'k8s_collector_watch_malformed_lines_total', help: 'Watch lines that were not valid JSON (each ended its watch).', labelNames: ['stream'], collect: perStream((s) => s.malformedLines) })
+  /** A counter by stream and one more label, whose values are the keys `read` returns. */
+  const keyed = (name: string, label: string, help: string, read: (s: WatchStats) => Record<string, number>) =>
+    registry.counter({ name, help, labelNames: ['stream', label], collect: byKey(read) })
+  const counted = (name: string, help: string, read: (s: WatchStats) => number) => registry.counter({ name, help, labelNames: ['stream'], collect: perStream(read) })
+  keyed(
+    'k8s_collector_watch_relists_total',
+    'cause',
+    'List requests made (a streaming list or the first page of a LIST), failed ones included, by stream and cause: ' +
+      'initial (the first list, also after a forced relist), gone (410: the revision or continue token was too old), ' +
+      'unavailable (retrying after 403/404, docs/behaviour.md §3), fallback (LIST after the server refused streaming lists), ' +
+      'error (the previous streaming list broke midway). docs/kube-api.md "Recovery algorithm".',
+    (s) => s.relists,
+  )
+  keyed(
+    'k8s_collector_watch_api_errors_total',
+    'status',
+    'Failed list and watch requests, by stream and status: the HTTP status code (403, 410, 429, 500 …, in-stream ERROR events included) ' +
+      'or network (refused, reset, TLS), peer_silent (nothing received for the silence limit, docs/behaviour.md §12), ' +
+      'malformed (a body or line that is not JSON, docs/behaviour.md §9), short_watch (a watch ended at once without a line), ' +
+      'initial_events_timeout (a streaming list without its end bookmark in time).',
+    (s) => s.errors,
+  )
+  keyed(
+    'k8s_collector_watch_disconnects_total',
+    'cause',
+    'Watch connections ended, by stream and cause: peer_closed (the API server ended the body, e.g. its timeoutSeconds), ' +
+      'error (reset, malformed line, ERROR event), peer_silent (a list or watch request torn down because the API server ' +
+      'sent nothing for the silence limit, docs/behaviour.md §12).',
+    (s) => s.disconnects,
+  )
+  counted('k8s_collector_watch_restarts_total', 'Watches that ended (cleanly or not) and were resumed from their last resourceVersion without a relist.', (s) => s.watchRestarts)
+  counted('k8s_collector_watch_requests_total', 'Watch requests opened successfully, streaming lists included.', (s) => s.watchesOpened)
+  counted('k8s_collector_watch_bookmarks_total', 'BOOKMARK events received, the end bookmark of each streaming list included.', (s) => s.events.bookmark)
+  counted('k8s_collector_watch_objects_without_uid_total', 'Listed or watched objects ignored because they had no metadata.uid (docs/behaviour.md §9).', (s) => s.droppedNoUid)
+  counted(
+    'k8s_collector_watch_malformed_lines_total',
+    'Lines of a watch or streaming list that were not valid JSON; each ended its connection (docs/behaviour.md §9).',
+    (s) => s.malformedLines,
+  )
   registry.gauge({
     name: 'k8s_collector_watch_streaming_list',
-    help: '1 when the last list of the stream was a streaming list (sendInitialEvents), 0 for paginated LIST.',
+    help: '1 when the last successful list of the stream was a streaming list (sendInitialEvents), 0 for paginated LIST or before the first list.',
     labelNames: ['stream'],
     collect: () => entries.map(([name, s]) => [[name], s.generations().at(-1)?.listMode === 'streaming' ? 1 : 0] as const),
   })

@@ -40,19 +40,19 @@ function contactAgeMs(src: WatchHealthSource, stream: StreamName): number {
 export function registerWatchHealth(registry: Registry, src: WatchHealthSource): void {
   registry.gauge({
     name: 'k8s_collector_watch_last_contact_age_seconds',
-    help: 'Seconds since the stream last heard from the API server (a list page, a watch opened or ended, an event, a bookmark); since the start before the first contact.',
+    help: 'Seconds since the stream last got an answer from the API server (a list page, a watch opened or ended by the server, an event, a bookmark); since the process started before the first. Below 20 s while healthy (docs/behaviour.md §15).',
     labelNames: ['stream'],
     collect: () => STREAMS.map((s) => [[s], contactAgeMs(src, s) / 1000] as const),
   })
   registry.gauge({
     name: 'k8s_collector_stream_available',
-    help: '1 while the API server serves the stream; 0 after a 403/404 (docs/behaviour.md §3), while its requests fail (unreachable, silent, 429, 5xx) and while its first list is pending after the priming timeout.',
+    help: '1 while the API server serves the stream; 0 from a 403/404 (docs/behaviour.md §3) or a failed request (network, peer_silent, 429, 5xx) until its next answer, and while a first list given up by the priming timeout is pending (docs/behaviour.md §15).',
     labelNames: ['stream'],
     collect: () => STREAMS.map((s) => [[s], src.core().available[s] && src.streams[s].health().reachable ? 1 : 0] as const),
   })
   registry.gauge({
     name: 'k8s_collector_stream_primed',
-    help: '1 once the stream delivered its first complete list (or was found unavailable by a 403/404); 0 before, also after the priming timeout.',
+    help: '1 once the stream delivered its first complete list or was answered 403/404; 0 before, and still 0 after the priming timeout gave up on it until that list is in (docs/behaviour.md §6, §15).',
     labelNames: ['stream'],
     collect: () => STREAMS.map((s) => [[s], src.core().primed[s] && !src.listPending.has(s) ? 1 : 0] as const),
   })

@@ -67,7 +67,7 @@ export function createEventRecorder(opts: EventRecorderOptions, deps: EventRecor
   const limits: EventLimits = { ...defaultEventLimits, ...opts.limits }
   const clock = deps.clock ?? systemClock
   const log = logger.withTag('events')
-  const limited = createRateLimitedLog(log, { intervalMs: 60_000, now: clock.now })
+  const limited = createRateLimitedLog(log, { intervalMs: 60_000, clock })
   const self = podRef(opts.self)
   let seq = 0
   const book = createEventBook(limits, (spec, now) => eventName(spec.regarding.name, now, seq++))
@@ -78,12 +78,18 @@ export function createEventRecorder(opts: EventRecorderOptions, deps: EventRecor
 
   const emitted = deps.registry.counter({
     name: 'k8s_collector_events_emitted_total',
-    help: 'Kubernetes Event writes that succeeded (a create or a series update), by reason (docs/events.md).',
+    help:
+      'Kubernetes Event writes that succeeded (a create, or a patch of an Event series), by reason, the Event reason as Kubernetes ' +
+      'spells it (ReducerUnreachable, ReducerConnected, ResourceUnavailable, ResourceAvailable, Resync, LeaderElected, LeadershipLost, ' +
+      'LeaderElection; docs/events.md).',
     labelNames: ['reason'],
   })
   const droppedCounter = deps.registry.counter({
     name: 'k8s_collector_events_dropped_total',
-    help: 'Kubernetes Events or series updates not written, by cause: queue_full, failed, rejected, forbidden, disabled, shutdown (docs/events.md).',
+    help:
+      'Kubernetes Events or series updates not written, by cause: queue_full (more than the queue holds, the oldest dropped), ' +
+      'failed (retries exhausted), rejected (a 4xx other than 403), forbidden (the 403 that turned events off), ' +
+      'disabled (recorded while events are off), shutdown (still pending at exit) (docs/events.md).',
     labelNames: ['cause'],
   })
   const dropped = new Map<DropCause, CounterChild>(DROP_CAUSES.map((c) => [c, droppedCounter.labels(c)]))

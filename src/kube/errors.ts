@@ -92,11 +92,11 @@ export function errorLabel(err: KubeError): string {
     case 'KubeIdleTimeoutError':
       return 'peer_silent'
     case 'KubeInitialEventsTimeoutError':
-      return 'initialEventsTimeout'
+      return 'initial_events_timeout'
     case 'KubeDecodeError':
       return 'malformed'
     case 'KubeShortWatchError':
-      return 'shortWatch'
+      return 'short_watch'
     default:
       return 'aborted'
   }

@@ -27,7 +27,7 @@ export interface WatchStats {
   listMode: 'none' | 'streaming' | 'paginated'
   /** Events yielded, by type, plus bookmarks received (not yielded). */
   readonly events: { init: number; initApply: number; initDone: number; apply: number; delete: number; unavailable: number; bookmark: number }
-  /** Lists started, by cause. */
+  /** List requests made (streaming or the first page of a LIST), failed ones included, by why the stream (re)lists. */
   readonly relists: Record<RelistCause, number>
   /** Watch requests opened (streaming lists included). */
   watchesOpened: number
@@ -35,7 +35,7 @@ export interface WatchStats {
   watchRestarts: number
   /** Watch connections ended, and requests torn down by the silence rule, by cause. */
   readonly disconnects: Record<WatchDisconnectCause, number>
-  /** Failures by label: HTTP status (`'410'`, `'429'`, `'500'` …) or `network`, `peer_silent`, `malformed`, `shortWatch`, `initialEventsTimeout`. */
+  /** Failures by label: HTTP status (`'410'`, `'429'`, `'500'` …) or `network`, `peer_silent`, `malformed`, `short_watch`, `initial_events_timeout`. */
   readonly errors: Record<string, number>
   /** Objects ignored because they had no `metadata.uid` (docs/behaviour.md §9). */
   droppedNoUid: number
@@ -110,10 +110,9 @@ export function countSteps<T>(
 /** Counts the step from `from` to `r.next`: what the transition means, plus what the step reported. */
 function count<T>(stats: WatchStats, from: State<T>, r: StepResult<T>, clock: Pick<Clock, 'now'>): void {
   const next = r.next
-  if (from.type === 'empty' && next.type !== 'empty') {
-    stats.relists[from.cause]++
-    stats.listMode = next.type === 'initialEvents' ? 'streaming' : 'paginated'
-  }
+  // Every list request counts, failed ones too (a stream whose first lists fail shows initial > 1).
+  if (from.type === 'empty') stats.relists[from.cause]++
+  if (from.type === 'empty' && next.type !== 'empty') stats.listMode = next.type === 'initialEvents' ? 'streaming' : 'paginated'
   if ((from.type === 'empty' && next.type === 'initialEvents') || (from.type === 'listed' && next.type === 'watching')) stats.watchesOpened++
   if (from.type === 'watching' && next.type === 'listed') stats.watchRestarts++
   if (next.type === 'listed' || next.type === 'watching') stats.resourceVersion = next.resourceVersion

@@ -193,7 +193,18 @@ describe('watch recovery', () => {
     await api.waitForRequests(2)
     await expectPause(stream, 400)
     expect(rvOf(api.requests[2])).toBe('10')
-    expect(stream.stats.errors).toEqual({ shortWatch: 1 })
+    expect(stream.stats.errors).toEqual({ short_watch: 1 })
+  })
+
+  it('counts every list request in its relist cause, the failed ones too', async () => {
+    const failures = Array.from({ length: 10 }, (): Handler => (_r, res) => sendStatus(res, 500, 'InternalError'))
+    api.script(PODS, ...failures, ...synced(10))
+    const stream = watchPods(api.client(), fast())
+    const got = collect(stream)
+    await got.until((e) => count(e, 'initDone') === 1)
+    // Ten failed first lists and the one that succeeded: all are lists started for the first snapshot.
+    expect(stream.stats.relists).toEqual({ initial: 11, gone: 0, unavailable: 0, fallback: 0, error: 0 })
+    expect(stream.stats.errors).toEqual({ '500': 10 })
   })
 
   it('403 → unavailable once, retried with backoff; available again at the next initDone; 404 likewise', async () => {
@@ -212,7 +223,7 @@ describe('watch recovery', () => {
     await got.until((e) => count(e, 'initDone') === 2)
     expect(names(got.events)).toEqual(['unavailable', 'init', 'initApply:a@9', 'initDone', 'unavailable', 'init', 'initApply:a@19', 'initDone'])
     expect(got.events[0]).toEqual({ type: 'unavailable', reason: 'HTTP 403 Forbidden: pods is forbidden: User "collector" cannot watch resource "pods"' })
-    expect(stream.stats).toMatchObject({ availability: 'available', errors: { '403': 2, '404': 1 }, relists: { unavailable: 2 } })
+    expect(stream.stats).toMatchObject({ availability: 'available', errors: { '403': 2, '404': 1 }, relists: { initial: 1, unavailable: 3 } })
   })
 
   it('ends the watch on a malformed line, counts it, and resumes from the last revision', async () => {

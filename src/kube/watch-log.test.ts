@@ -7,12 +7,17 @@ import { KubeApiError, KubeDecodeError, KubeIdleTimeoutError } from './errors.ts
 import { logSteps } from './watch-log.ts'
 import type { StepResult } from './watcher.ts'
 
-async function logged(steps: Retried<StepResult<never>>[]): Promise<string[]> {
+/** The lines `logSteps` writes for `steps`, the clock moving `gapMs` between two steps. */
+async function logged(steps: Retried<StepResult<never>>[], gapMs = 0): Promise<string[]> {
   const lines: string[] = []
   const at = (level: string) => (msg: unknown) => void lines.push(`${level}: ${String(msg)}`)
-  const log = createRateLimitedLog({ error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') }, { clock: createFakeClock(0) })
+  const clock = createFakeClock(0)
+  const log = createRateLimitedLog({ error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') }, { clock })
   async function* source() {
-    yield* steps
+    for (const step of steps) {
+      yield step
+      await clock.advance(gapMs)
+    }
   }
   for await (const _ of logSteps(source(), log));
   return lines
@@ -45,5 +50,13 @@ describe('logSteps', () => {
     const lines = await logged([idle(), idle(), idle(), gone, idle()])
     const silent = 'warn: pods watch from resourceVersion 7 (timeoutSeconds 17) torn down (peer_silent): the API server sent nothing for 30.0 s'
     expect(lines.map((l) => l.split(';')[0])).toEqual([silent, 'warn: HTTP 410', silent])
+  })
+
+  it('logs the first object without a uid once, however long it runs', async () => {
+    const dropped = (n: number): Retried<StepResult<never>> => ({ events: [], next: listed, dropped: n })
+    const lines = await logged([dropped(2), dropped(1), idle(), dropped(3)], 10 * 60_000)
+    expect(lines.filter((l) => l.includes('metadata.uid'))).toEqual([
+      'warn: ignored an object without metadata.uid; later ones are only counted (k8s_collector_watch_objects_without_uid_total)',
+    ])
   })
 })

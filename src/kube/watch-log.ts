@@ -1,5 +1,6 @@
 // The watch stream's log, a wrapper around its steps: each failure with what happens next and
-// after how long (rate-limited per kind of failure), and the switch to paginated LIST.
+// after how long (rate-limited per kind of failure), the switch to paginated LIST, and the first
+// object ignored for having no uid.
 import type { RateLimitedLog } from '../observe/rate-limit.ts'
 import { observe } from '../util/observe.ts'
 import type { Retried } from '../util/retry.ts'
@@ -10,12 +11,18 @@ import type { State, StepResult } from './watcher.ts'
  * Passes the steps on unchanged, logging through `log`: a failure at `warn` (a malformed body or
  * line at `error`: the server sent bad input, docs/behaviour.md §9), keyed by its label, so that
  * a failure repeating without another kind in between writes one line a minute with the count of
- * the others.
+ * the others. The first object ignored for lacking `metadata.uid` is logged once (docs/behaviour.md §9);
+ * later ones are only counted.
  */
 export function logSteps<T>(steps: AsyncIterable<Retried<StepResult<T>>>, log: RateLimitedLog): AsyncIterableIterator<Retried<StepResult<T>>> {
   let previous = ''
+  let noUidLogged = false
   return observe(steps, {
     item(r) {
+      if (r.dropped && !noUidLogged) {
+        noUidLogged = true
+        log.log('warn', 'no_uid', 'ignored an object without metadata.uid; later ones are only counted (k8s_collector_watch_objects_without_uid_total)')
+      }
       if (r.watchList?.supported === false) log.info('fallback', `streaming lists not supported by this server (${r.watchList.why}); using paginated LIST`)
       const err = r.error
       if (err === undefined) return

@@ -31,8 +31,8 @@ describe('validateLeaseRef', () => {
 
 describe('defaultIdentity', () => {
   it('is <hostname>_<uuid>, different per call', () => {
-    const a = defaultIdentity()
-    expect(a).toMatch(/^.+_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
-    expect(defaultIdentity()).not.toBe(a)
+    const a = defaultIdentity('collector-7d9f-x2')
+    expect(a).toMatch(/^collector-7d9f-x2_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    expect(defaultIdentity('collector-7d9f-x2')).not.toBe(a)
   })
 })

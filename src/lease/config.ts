@@ -1,7 +1,6 @@
 // Leader-election timing and identity: client-go's defaults and validation rules, as pure functions
 // the CLI's option table calls (docs/high-availability.md "The numbers").
 import { randomUUID } from 'node:crypto'
-import { hostname } from 'node:os'
 
 /** Leader-election options that break client-go's rules (a usage error at the CLI). */
 export class LeaseConfigError extends Error {
@@ -58,7 +57,10 @@ export function validateLeaseRef(ref: { readonly namespace: string; readonly nam
   return undefined
 }
 
-/** The default identity, `<hostname>_<random UUID>` as client-go's users write it: unique per process. */
-export function defaultIdentity(): string {
-  return `${hostname()}_${randomUUID()}`
+/**
+ * The default identity, `<hostname>_<random UUID>` as client-go's users write it: unique per process
+ * (in a pod the hostname is the pod's name, so `kubectl get lease` names the pod).
+ */
+export function defaultIdentity(hostname: string): string {
+  return `${hostname}_${randomUUID()}`
 }

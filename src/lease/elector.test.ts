@@ -73,6 +73,7 @@ describe('runElection', () => {
     await clock.advance(0)
     expect(a.events.map((e) => e.type)).toEqual(['holder', 'elected'])
     expect(a.of('holder')[0]).toMatchObject({ identity: 'a', transitions: 0 })
+    expect(a.of('elected')[0]!.leaseUid).toBe(store.get(REF.namespace, REF.name)!.metadata.uid)
     const s = spec(store)
     expect(s).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 15, leaseTransitions: 0 })
     expect(s.acquireTime).toMatch(SIX_DIGITS)

@@ -15,8 +15,8 @@ export type LostReason =
 
 /** One event of an election. */
 export type ElectionEvent =
-  /** This replica holds the Lease: it may act as leader until `lost`. */
-  | { readonly type: 'elected' }
+  /** This replica holds the Lease: it may act as leader until `lost`. `leaseUid`: the Lease's metadata.uid, when the server gave one. */
+  | { readonly type: 'elected'; readonly leaseUid?: string }
   /** This replica is no longer leader: stop acting as one at once (the next replica may take over after the lease duration). */
   | { readonly type: 'lost'; readonly reason: LostReason }
   /** The Lease's holder as seen now differs from the one seen before (the first observation included); '' = nobody. */

@@ -2,7 +2,7 @@
 // (docs/high-availability.md):
 //
 //   const api = createLeaseApi(client, { namespace, name })      // client: createKubeClient(…)
-//   for await (const ev of runElection(api, { identity: defaultIdentity(), signal })) {
+//   for await (const ev of runElection(api, { identity: defaultIdentity(hostname()), signal })) {
 //     // elected → connect to the reducer; lost → close it at once; holder → log; error/conflict → count
 //   }
 export { runElection, type ElectionOptions } from './elector.ts'

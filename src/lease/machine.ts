@@ -205,7 +205,10 @@ function leading(
 ): StepResult {
   const seen: Observation = { record: lease.record, at: ctx.now() }
   const out = [...events, ...holderChange(state.seen, seen)]
-  if (state.type === 'standby') out.push({ type: 'elected' })
+  if (state.type === 'standby') {
+    const uid = (lease.raw.metadata as { uid?: unknown }).uid
+    out.push(typeof uid === 'string' && uid !== '' ? { type: 'elected', leaseUid: uid } : { type: 'elected' })
+  }
   return { events: out, next: { type: 'leader', seen, lease, renewedAt: sentAt } }
 }
 

@@ -73,7 +73,7 @@ export function createReducerLink(options: LinkOptions, deps: LinkDeps = {}): Re
   const lookup = deps.lookup ?? systemLookup
   const clock = deps.clock ?? systemClock
   const log = logger.withTag('link')
-  const limited = createRateLimitedLog(log, { intervalMs: 60_000, now: clock.now })
+  const limited = createRateLimitedLog(log, { intervalMs: 60_000, clock })
   // Reset by a session that stayed up long enough, not by time since the last failure (§7).
   const backoff = createBackoff(
     { initialMs: config.backoffInitialMs, maxMs: config.backoffMaxMs, factor: 2, resetAfterMs: Number.POSITIVE_INFINITY },

@@ -70,28 +70,38 @@ export function registerLinkMetrics(registry: Registry, read: () => LinkStats): 
     registry.counter({ name: p + name, help, collect: () => pick(read()) })
   }
   const byCause = (record: Readonly<Record<string, number>>) => Object.entries(record).map(([k, v]) => [[k], v] as const)
-  registry.gauge({ name: `${p}up`, help: 'Whether a session with the reducer is established (1) or not (0).', collect: () => (read().state === 'connected' ? 1 : 0) })
+  registry.gauge({ name: `${p}up`, help: '1 while a session with the reducer is established (handshake written), 0 while connecting, in backoff or stopped.', collect: () => (read().state === 'connected' ? 1 : 0) })
   registry.gauge({ name: `${p}connection_age_seconds`, help: 'Age of the current reducer session, seconds (0 while disconnected).', collect: () => read().connectionAgeMs / 1000 })
-  registry.gauge({ name: `${p}buffered_bytes`, help: 'Bytes waiting in the socket to be written to the reducer.', collect: () => read().bufferedBytes })
-  counter('connects_total', 'Reducer sessions established.', (s) => s.connects)
-  counter('reconnects_total', 'Reducer sessions established after the first one.', (s) => s.reconnects)
+  registry.gauge({ name: `${p}buffered_bytes`, help: 'Bytes waiting to be written to the reducer: unwritten in the socket plus queued messages not yet encoded (0 while disconnected).', collect: () => read().bufferedBytes })
+  counter('connects_total', 'Reducer sessions established (the first one included).', (s) => s.connects)
+  counter('reconnects_total', 'Reducer sessions established after the first one; each starts a new epoch (docs/behaviour.md §6).', (s) => s.reconnects)
   registry.counter({
     name: `${p}connect_errors_total`,
-    help: 'Failed connection attempts by cause.',
+    help:
+      'Failed connection attempts to the reducer, by cause: dns (the host did not resolve), timeout (no answer in time), ' +
+      'refused (ECONNREFUSED), unreachable (host or network unreachable), other (docs/behaviour.md §7).',
     labelNames: ['cause'],
     collect: () => byCause(read().connectErrors),
   })
-  registry.counter({ name: `${p}disconnects_total`, help: 'Ended reducer sessions by cause (peer_silent: the reducer acknowledged nothing for the silence limit).', labelNames: ['cause'], collect: () => byCause(read().disconnects) })
-  counter('messages_sent_total', 'Messages written to the reducer socket.', (s) => s.messagesSent)
-  counter('raw_bytes_sent_total', 'Uncompressed message bytes written to the reducer socket.', (s) => s.rawBytesSent)
-  counter('wire_bytes_sent_total', 'Bytes written to the reducer socket (after LZ4).', (s) => s.wireBytesSent)
-  counter('flushes_total', 'Flushes to the reducer socket.', (s) => s.flushes)
-  counter('shortened_messages_total', 'Messages with a field shortened to fit 65,536 bytes.', (s) => s.shortenedMessages)
-  counter('encode_errors_total', 'Messages skipped because they could not be encoded.', (s) => s.encodeErrors)
-  counter('dropped_messages_total', 'Messages dropped because no reducer session was up (the next session resyncs).', (s) => s.droppedWhileDisconnected)
+  registry.counter({
+    name: `${p}disconnects_total`,
+    help:
+      'Ended reducer sessions, by cause: peer_closed (the reducer closed the connection), socket_error (reset or other socket failure), ' +
+      'peer_silent (the reducer acknowledged nothing for the silence limit, docs/behaviour.md §12), buffer_overflow (more unwritten bytes ' +
+      'than the limit, docs/behaviour.md §7), shutdown (the collector stopped).',
+    labelNames: ['cause'],
+    collect: () => byCause(read().disconnects),
+  })
+  counter('messages_sent_total', 'Messages handed to the reducer socket, handshake and heartbeats included.', (s) => s.messagesSent)
+  counter('raw_bytes_sent_total', 'Message bytes handed to the reducer socket before LZ4 (version_info included).', (s) => s.rawBytesSent)
+  counter('wire_bytes_sent_total', 'Bytes handed to the reducer socket: version_info and the LZ4 frames (docs/protocol.md §1.4).', (s) => s.wireBytesSent)
+  counter('flushes_total', 'Writes of buffered messages to the reducer socket (LZ4 blocks).', (s) => s.flushes)
+  counter('shortened_messages_total', 'Messages sent with a field shortened to fit 65,536 bytes (docs/behaviour.md §9).', (s) => s.shortenedMessages)
+  counter('encode_errors_total', 'Messages skipped because a field value could not be encoded.', (s) => s.encodeErrors)
+  counter('dropped_messages_total', 'Messages dropped because no reducer session was up; the next session resyncs (docs/behaviour.md §7).', (s) => s.droppedWhileDisconnected)
   return registry.histogram({
     name: `${p}event_to_wire_seconds`,
-    help: 'Time from an event being handed to the link until the flush that wrote it, seconds.',
+    help: 'Time from an event being handed to the link until the flush that wrote it to the reducer socket, seconds.',
     buckets: LATENCY_BUCKETS,
   })
 }

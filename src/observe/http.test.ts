@@ -40,7 +40,7 @@ describe('health server', () => {
     expect(await get(s, '/healthz')).toEqual({ status: 200, type: 'text/plain; charset=utf-8', body: 'ok\n' })
   })
 
-  it('answers /readyz from the callback, with the reason while not ready', async () => {
+  it('answers /readyz from the callback, with the reason when there is one', async () => {
     let state: ReadyState = { ready: false, reason: 'waiting for the initial lists (pods)' }
     const s = await start(() => state)
     expect(await get(s, '/readyz')).toMatchObject({ status: 503, body: 'not ready: waiting for the initial lists (pods)\n' })
@@ -48,6 +48,8 @@ describe('health server', () => {
     expect(await get(s, '/readyz')).toMatchObject({ status: 200, body: 'ok\n' })
     state = false
     expect(await get(s, '/readyz')).toMatchObject({ status: 503, body: 'not ready\n' })
+    state = { ready: true, reason: 'standby' }
+    expect(await get(s, '/readyz')).toMatchObject({ status: 200, body: 'ok: standby\n' })
   })
 
   it('serves /metrics in the Prometheus text format', async () => {

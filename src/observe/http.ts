@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { logger } from './log.ts'
 import { PROMETHEUS_CONTENT_TYPE, type Registry } from './metrics.ts'
 
-/** Readiness: `true`/`false`, or with a reason that /readyz returns while not ready. */
+/** Readiness: `true`/`false`, or with a reason that /readyz returns (`ok: standby`, `not ready: …`). */
 export type ReadyState = boolean | { readonly ready: boolean; readonly reason?: string }
 
 /** What a route answers. */
@@ -59,14 +59,14 @@ function reply(res: ServerResponse, head: boolean, r: HttpReply): void {
 
 function readiness(state: ReadyState): HttpReply {
   const ready = typeof state === 'boolean' ? state : state.ready
-  if (ready) return { body: 'ok\n' }
   const reason = typeof state === 'boolean' ? undefined : state.reason
+  if (ready) return { body: `ok${reason ? `: ${reason}` : ''}\n` }
   return { status: 503, body: `not ready${reason ? `: ${reason}` : ''}\n` }
 }
 
 /**
  * Starts the listener: `/healthz` → 200 "ok" while the process serves requests; `/readyz` → 200 when
- * `ready()` says so, else 503 with the reason; `/metrics` → the registry in the Prometheus text
+ * `ready()` says so, else 503, with the reason if any; `/metrics` → the registry in the Prometheus text
  * format 0.0.4. GET and HEAD only (others: 405); unknown paths: 404.
  * Rejects with {@link HealthServerError} when the address cannot be bound.
  */

@@ -21,5 +21,5 @@ export {
   type MetricOptions,
   type Registry,
 } from './metrics.ts'
-export { registerProcessMetrics } from './process.ts'
+export { registerBuildInfo, registerProcessMetrics, runtimeInfo } from './process.ts'
 export { HealthServerError, startHealthServer, type HealthServer, type HealthServerOptions, type HttpReply, type ReadyState, type Route } from './http.ts'

@@ -1,7 +1,7 @@
 // Process gauges read at scrape time.
 import { expect, it } from 'vitest'
 import { createRegistry } from './metrics.ts'
-import { registerProcessMetrics } from './process.ts'
+import { registerBuildInfo, registerProcessMetrics } from './process.ts'
 
 it('exposes the process gauges with live values', () => {
   const r = createRegistry()
@@ -21,4 +21,12 @@ it('exposes the process gauges with live values', () => {
   const start = values.get('process_start_time_seconds')!
   expect(start).toBeLessThanOrEqual(Date.now() / 1000 + 1)
   expect(start).toBeGreaterThan(Date.now() / 1000 - 3600)
+})
+
+it('exposes the build info as a gauge of 1 labelled with the release and the runtime', () => {
+  const r = createRegistry()
+  registerBuildInfo(r, { version: '1.2.3' })
+  expect(r.render()).toContain(
+    `# TYPE k8s_collector_build_info gauge\nk8s_collector_build_info{version="1.2.3",runtime="node",runtime_version="${process.versions.node}"} 1\n`,
+  )
 })

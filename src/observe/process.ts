@@ -1,4 +1,5 @@
-// Process gauges (memory, CPU, start time) read at scrape time, in the usual Prometheus names.
+// Process gauges (memory, CPU, start time) read at scrape time, in the usual Prometheus names, and
+// the build-info gauge (version and runtime).
 import process from 'node:process'
 import type { Registry } from './metrics.ts'
 
@@ -28,4 +29,23 @@ export function registerProcessMetrics(registry: Registry): void {
     },
   })
   registry.gauge({ name: 'process_start_time_seconds', help: 'Start time of the process since the Unix epoch, seconds.', collect: () => startSeconds })
+}
+
+/** The JavaScript runtime this process runs on, with its version (`20.19.2`, `2.5.6`: no leading v). */
+export function runtimeInfo(): { readonly name: 'node' | 'deno'; readonly version: string } {
+  const deno = (globalThis as { Deno?: { version?: { deno?: string } } }).Deno?.version?.deno
+  return deno ? { name: 'deno', version: deno } : { name: 'node', version: process.versions.node }
+}
+
+/**
+ * Registers `k8s_collector_build_info{version, runtime, runtime_version}`, always 1: the release
+ * (`version`) and what runs it (`runtime`: node, also for the Node single executable, or deno).
+ */
+export function registerBuildInfo(registry: Registry, build: { readonly version: string }): void {
+  const runtime = runtimeInfo()
+  registry.gauge({
+    name: 'k8s_collector_build_info',
+    help: 'Always 1; the labels say which release runs (version) on which runtime (runtime: node or deno, runtime_version).',
+    labelNames: ['version', 'runtime', 'runtime_version'],
+  }).labels(build.version, runtime.name, runtime.version).set(1)
 }

@@ -19,8 +19,6 @@ export interface RateLimitOptions {
   readonly maxKeys?: number
   /** The clock the interval is measured on. Default: the system clock. */
   readonly clock?: Pick<Clock, 'now'>
-  /** @deprecated `clock.now` as src/link/link.ts still passes it; goes when the link passes `clock`. */
-  readonly now?: () => number
 }
 
 /** Logs through `sink`, at most once per key and interval. */
@@ -49,7 +47,7 @@ interface KeyState {
 export function createRateLimitedLog(sink: LogSink, opts: RateLimitOptions = {}): RateLimitedLog {
   const intervalMs = opts.intervalMs ?? 60_000
   const maxKeys = Math.max(1, opts.maxKeys ?? 1_000)
-  const clock = opts.clock ?? (opts.now ? { now: opts.now } : systemClock)
+  const clock = opts.clock ?? systemClock
   // Map iteration order = insertion order: re-inserting on every written line keeps the least
   // recently logged key first, which is the one evicted.
   const keys = new Map<string, KeyState>()
