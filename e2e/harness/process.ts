@@ -40,6 +40,19 @@ export interface CollectorProcess {
   metrics(): Promise<string>
 }
 
+/** The `run` arguments of a collector reaching the reducer at 127.0.0.1:`intakePort`, logging JSON to stderr. */
+export function runArgs(opts: { kubeconfig: string; intakePort: number; httpPort: number; hostname: string }): string[] {
+  return [
+    'run',
+    '--kubeconfig', opts.kubeconfig,
+    '--intake-host', '127.0.0.1',
+    '--intake-port', String(opts.intakePort),
+    '--http-listen', `127.0.0.1:${opts.httpPort}`,
+    '--hostname', opts.hostname,
+    '--log-format', 'json',
+  ]
+}
+
 /** `env` is added to the collector's environment (the downward API variables of docs/events.md, say). */
 export async function startCollector(
   runtime: string[],
@@ -51,14 +64,8 @@ export async function startCollector(
     cmd!,
     [
       ...prefix,
-      'run',
-      '--kubeconfig', opts.kubeconfig,
-      '--intake-host', '127.0.0.1',
-      '--intake-port', String(opts.intakePort),
-      '--http-listen', `127.0.0.1:${httpPort}`,
-      '--hostname', opts.hostname,
+      ...runArgs({ ...opts, httpPort }),
       '--heartbeat-interval-sec', '1',
-      '--log-format', 'json',
       '--log-level', 'debug',
       ...(opts.extraArgs ?? []),
     ],

@@ -93,7 +93,7 @@ describe('collector wiring', () => {
     await until(() => (tap!.state().connections[0]!.pods.length === 0 ? true : undefined), 'the pod deleted')
   })
 
-  it('connects after the priming timeout with the streams it has, the missing one unavailable', async () => {
+  it('connects after the priming timeout with the streams it has, the missing one unavailable and not ready until its list', async () => {
     tap = await startTap({ listen: { host: '127.0.0.1', port: 0 } })
     const { streams, collector, registry, clock, link } = setup({ primingTimeoutSecs: 1 })
     streams.pods.push({ type: 'init' })
@@ -104,12 +104,20 @@ describe('collector wiring', () => {
     await clock.advance(999)
     expect(link.state).toBe('idle')
     await clock.advance(1)
-    await until(() => (collector.readiness().ready ? true : undefined), 'ready')
+    await until(() => (link.state === 'connected' ? true : undefined), 'connected')
     await clock.advance(100)
     const conn = await until(() => tap!.state().connections.find((c) => c.pods.length === 1), 'the pod announced')
     expect(conn.pods[0]).toMatchObject({ ownerKind: 0, ownerUid: 'rs1', ownerName: 'rs-1' })
     expect(collector.core.stats().available.replicasets).toBe(false)
+    // Issue 18: connected, but neither ready nor primed while the list the timeout gave up on is missing (§15).
+    expect(collector.readiness()).toEqual({ ready: false, reason: 'initial list pending after the priming timeout: replicasets' })
     expect(registry.render()).toMatch(/k8s_collector_stream_available\{stream="replicasets"\} 0/)
+    expect(registry.render()).toMatch(/k8s_collector_stream_primed\{stream="replicasets"\} 0/)
+    streams.replicasets.push({ type: 'init' })
+    streams.replicasets.push({ type: 'initDone' })
+    await until(() => (collector.readiness().ready ? true : undefined), 'ready once the list is in')
+    expect(registry.render()).toMatch(/k8s_collector_stream_available\{stream="replicasets"\} 1/)
+    expect(registry.render()).toMatch(/k8s_collector_stream_primed\{stream="replicasets"\} 1/)
   })
 
   it('follows the link: a session after a drop starts the next epoch with a snapshot, nothing sent in between', async () => {

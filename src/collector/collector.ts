@@ -8,12 +8,15 @@ import { createModelContext, type ModelContext, type OwnerMeta, type PodMeta, ty
 import { logger } from '../observe/log.ts'
 import type { Registry } from '../observe/metrics.ts'
 import { sleep, systemClock, type Clock, type TimerHandle } from '../util/clock.ts'
+import { registerWatchHealth, watchUnreadiness, type StreamHealth, type WatchHealthSource } from './watch-health.ts'
 import type { Leadership } from './leadership.ts'
 
 /** One list/watch stream as the collector consumes it. */
 export interface CollectorStream<T> extends AsyncIterable<StreamEvent<T>> {
   /** Restarts the stream with a fresh list (init … initDone), aborting its current watch. */
   relist(): void
+  /** Its contact with the API server (docs/behaviour.md §15). */
+  health(): StreamHealth
 }
 
 export interface CollectorStreams {
@@ -50,7 +53,7 @@ export interface CollectorDeps {
 export interface Collector {
   /** Runs until `signal` aborts; resolves once streams and link are closed. */
   run(signal: AbortSignal): Promise<void>
-  /** `/readyz`: primed and connected to the reducer (docs/behaviour.md §6), or primed and standby (§11). */
+  /** `/readyz`: primed, the watches reaching the API server, and connected to the reducer or standing by (docs/behaviour.md §6, §11, §15). */
   readiness(): { ready: boolean; reason?: string }
   readonly core: CollectorCore
 }
@@ -92,6 +95,10 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     help: 'Relists of both owner streams (ReplicaSets and Jobs) requested because the waiting limit was reached (docs/behaviour.md §6).',
   })
   registerCoreMetrics(deps.registry, core)
+  /** Streams the priming timeout connected without, until their first list completes (§15). */
+  const listPending = new Set<StreamName>()
+  const health: WatchHealthSource = { streams: deps.streams, startedAt: clock.now(), now: () => clock.now(), core: () => core.stats(), listPending }
+  registerWatchHealth(deps.registry, health)
 
   /** Aborted once the core is primed: ends the priming wait. */
   const primed = new AbortController()
@@ -175,8 +182,9 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     reporter.record(outage)
   }
 
-  /** A stream's 403/404 and its recovery (its next initDone), each reported once. */
+  /** A stream's 403/404 and its recovery (its next initDone), each reported once; either ends a list pending since the priming timeout. */
   function availability(name: StreamName, ev: StreamEvent<unknown>): void {
+    listPending.delete(name)
     if (ev.type === 'unavailable') {
       unavailable.add(name)
       reporter.record({ reason: 'ResourceUnavailable', resource: name, status: httpStatusOf(ev.reason) })
@@ -217,6 +225,8 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
         const missing = STREAMS.filter((s) => !core.stats().primed[s])
         return { ready: false, reason: `initial list pending: ${missing.join(', ')}` }
       }
+      const watches = watchUnreadiness(health)
+      if (watches) return { ready: false, reason: watches }
       // A primed standby is ready, so that a rolling update of two replicas goes on (§11).
       if (deps.leadership && !deps.leadership.leading) return { ready: true, reason: 'standby' }
       if (link.state !== 'connected') return { ready: false, reason: `reducer link ${link.state}` }
@@ -241,7 +251,10 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       } else if (!signal.aborted) {
         const missing = STREAMS.filter((s) => !core.stats().primed[s])
         log.warn(`priming timeout (${opts.primingTimeoutSecs}s): connecting without the initial list of ${missing.join(', ')}`)
-        for (const s of missing) send(core.markUnavailable(s), clock.now())
+        for (const s of missing) {
+          listPending.add(s)
+          send(core.markUnavailable(s), clock.now())
+        }
         after()
       }
 
@@ -267,19 +280,5 @@ function registerCoreMetrics(registry: Registry, core: CollectorCore): void {
     name: 'k8s_collector_forced_resyncs_total',
     help: 'Epochs started because the waiting limit forced an owner relist (docs/behaviour.md §6); reconnects to the reducer are not counted.',
     collect: () => core.stats().forcedResyncs,
-  })
-  registry.gauge({
-    name: 'k8s_collector_stream_available',
-    help:
-      '0 from a 403/404 on the stream (or the priming timeout without its first list) until it lists again, 1 otherwise, ' +
-      'also before its first list (docs/behaviour.md §3).',
-    labelNames: ['stream'],
-    collect: () => STREAMS.map((s) => [[s], core.stats().available[s] ? 1 : 0] as const),
-  })
-  registry.gauge({
-    name: 'k8s_collector_stream_primed',
-    help: '1 once the stream delivered its first complete list or was declared unavailable (403/404, priming timeout), 0 before (docs/behaviour.md §6).',
-    labelNames: ['stream'],
-    collect: () => STREAMS.map((s) => [[s], core.stats().primed[s] ? 1 : 0] as const),
   })
 }

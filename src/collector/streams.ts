@@ -22,6 +22,12 @@ function restartable<T>(start: (signal: AbortSignal) => WatchStream<T>, signal: 
       current?.abort()
     },
     generations: () => all,
+    health() {
+      // The last contact of any generation (a relist starts a new one); reachable as the current one says.
+      let lastContactMs: number | undefined
+      for (const g of all) if (g.lastContactMs !== undefined && !(g.lastContactMs <= (lastContactMs ?? -Infinity))) lastContactMs = g.lastContactMs
+      return { lastContactMs, reachable: !(all.at(-1)?.failing ?? false) }
+    },
     async *[Symbol.asyncIterator](): AsyncGenerator<StreamEvent<T>> {
       while (!signal.aborted) {
         const ctrl = new AbortController()

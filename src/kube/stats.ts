@@ -2,7 +2,7 @@
 // by a wrapper around the watcher's steps (the step itself only reports).
 import type { Clock } from '../util/clock.ts'
 import { observe } from '../util/observe.ts'
-import { errorLabel, KubeDecodeError, KubeIdleTimeoutError, KubeShortWatchError } from './errors.ts'
+import { errorLabel, isGone, KubeDecodeError, KubeIdleTimeoutError, KubeShortWatchError } from './errors.ts'
 import type { RelistCause, State, StepResult } from './watcher.ts'
 
 /**
@@ -43,6 +43,13 @@ export interface WatchStats {
   malformedLines: number
   /** The most recent failure. */
   lastError?: { readonly label: string; readonly message: string; readonly atMs: number }
+  /**
+   * Clock time (ms) of the last step that got an answer from the API server without an error: a
+   * list page, a watch opened or ended by the server, an event, a bookmark (docs/behaviour.md §15).
+   */
+  lastContactMs?: number
+  /** From a failed request (other than a 410, which only calls for a relist) until the next contact. */
+  failing: boolean
 }
 
 /** A fresh stats object for `resource`. */
@@ -61,6 +68,7 @@ export function createWatchStats(resource: string): WatchStats {
     errors: {},
     droppedNoUid: 0,
     malformedLines: 0,
+    failing: false,
   }
 }
 
@@ -120,7 +128,12 @@ function count<T>(stats: WatchStats, from: State<T>, r: StepResult<T>, clock: Pi
   else if (from.type === 'watching' && next.type !== 'watching') {
     stats.disconnects[err === undefined || err instanceof KubeShortWatchError ? 'peer_closed' : 'error']++
   } else if (from.type === 'initialEvents' && err !== undefined) stats.disconnects.error++
-  if (err === undefined) return
+  if (err === undefined) {
+    stats.lastContactMs = clock.now()
+    stats.failing = false
+    return
+  }
+  if (!isGone(err)) stats.failing = true
   const label = errorLabel(err)
   stats.errors[label] = (stats.errors[label] ?? 0) + 1
   stats.lastError = { label, message: err.message, atMs: clock.now() }

@@ -71,7 +71,7 @@ function harness(opts: { support?: WatchListSupport; pages?: Array<ListPage<M> |
     shortWatchMs: 1000,
     resource: 'replicasets',
   }
-  return { ctx, calls, support: () => support }
+  return { ctx, calls, clock, support: () => support }
 }
 
 /**
@@ -346,5 +346,41 @@ describe('watcher step: availability (docs/behaviour.md §3)', () => {
     const h = harness({ support: 'unsupported', pages: [new KubeApiError({ status: 403 })] })
     const r = await step(empty, h.ctx)
     expect(r.events).toEqual([{ type: 'unavailable', reason: 'HTTP 403' }])
+  })
+})
+
+describe('stream stats: contact with the API server (docs/behaviour.md §15)', () => {
+  it('records the last answered step and is failing from an error (not a 410) until the next answer', async () => {
+    const h = harness({
+      support: 'unsupported',
+      pages: [new KubeApiError({ status: 503 }), page([meta('a', '3')], '7'), new KubeTransportError('connect ECONNREFUSED'), page([], '8')],
+      watches: [new KubeApiError({ status: 410, reason: 'Expired' }), conn([bookmark('9'), new KubeIdleTimeoutError('nothing for 30 s')])],
+    })
+    const { clock } = h
+    const s = walk(h.ctx, empty)
+    await s.next() // 503
+    expect(s.stats.lastContactMs).toBeUndefined()
+    expect(s.stats.failing).toBe(true)
+    await clock.advance(5_000)
+    await s.next() // the page
+    expect(s.stats).toMatchObject({ lastContactMs: 15_000, failing: false })
+    await clock.advance(1_000)
+    await s.next() // watch from 7: 410, only a relist
+    expect(s.stats).toMatchObject({ lastContactMs: 15_000, failing: false })
+    await s.next() // list: refused
+    expect(s.stats).toMatchObject({ lastContactMs: 15_000, failing: true })
+    await clock.advance(2_000)
+    await s.next() // the page
+    expect(s.stats).toMatchObject({ lastContactMs: 18_000, failing: false })
+    await clock.advance(1_000)
+    await s.next() // the watch opened
+    expect(s.stats).toMatchObject({ lastContactMs: 19_000, failing: false })
+    await clock.advance(10_000)
+    await s.next() // a bookmark
+    expect(s.stats).toMatchObject({ lastContactMs: 29_000, failing: false })
+    await clock.advance(30_000)
+    await s.next() // torn down as silent
+    expect(s.stats).toMatchObject({ lastContactMs: 29_000, failing: true })
+    expect(s.stats.disconnects.peer_silent).toBe(1)
   })
 })

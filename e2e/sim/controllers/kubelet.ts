@@ -7,6 +7,9 @@ import { R, deleteObject, finished, patchObject, terminating, writeStatus, type 
 /** Pod annotation: how long a Job's pod runs before it succeeds, ms (overrides `jobRunMs`). */
 export const RUN_MS_ANNOTATION = 'sim.k8s-collector.io/run-ms'
 
+/** How often a pod waiting for a free IP on its node tries again. */
+const NO_IP_RETRY_MS = 1_000
+
 /** Node `node-i` (1-based): pod CIDR 10.244.i.0/24, host IP 172.18.0.(i+1). */
 export function nodeAddresses(i: number): { podCidr: string; hostIp: string } {
   return { podCidr: `10.244.${i}.0/24`, hostIp: `172.18.0.${i + 1}` }
@@ -53,7 +56,8 @@ export function kubelet(env: ControllerEnv): { reconcile: Reconcile; released(po
     const m = /^node-(\d+)$/.exec(name ?? '')
     return m ? Number(m[1]) : 0
   }
-  const allocate = (node: number): string => {
+  /** A free pod IP of the node, or undefined when its /24 is used up. */
+  const allocate = (node: number): string | undefined => {
     let used = ips.get(node)
     if (!used) ips.set(node, (used = new Set()))
     for (let octet = 2; octet < 255; octet++) {
@@ -62,7 +66,7 @@ export function kubelet(env: ControllerEnv): { reconcile: Reconcile; released(po
         return `10.244.${node}.${octet}`
       }
     }
-    throw new Error(`node-${node} has no pod IP left`)
+    return undefined
   }
 
   const schedule = (pod: Entry) => {
@@ -78,6 +82,9 @@ export function kubelet(env: ControllerEnv): { reconcile: Reconcile; released(po
     const node = nodeIndex(p.obj.spec.nodeName)
     const { hostIp } = nodeAddresses(node)
     const podIp = p.obj.spec.hostNetwork ? hostIp : allocate(node)
+    // As a kubelet whose network plugin has no address left (FailedCreatePodSandBox): the pod stays
+    // Pending and is tried again, instead of the whole simulator failing in a timer.
+    if (podIp === undefined) return once(pod, 'start', NO_IP_RETRY_MS, () => start(pod))
     const now = timestamp()
     const containers: any[] = p.obj.spec.containers ?? []
     writeStatus(env, p, {
