@@ -28,41 +28,42 @@ export class JsonCursor extends JsonSkipper {
 
   /** `buf[i]` is `{`: the index of the first key's `"`, or -1 for `{}` (pos = after the `}`). */
   firstKey(i: number): number {
-    i = this.ws(i + 1)
-    if (i >= this.end) this.fail(i)
-    const c = this.buf[i]
-    if (c === 34) return i
-    if (c !== 125) this.fail(i)
-    this.pos = i + 1
-    return -1
+    return this.keyAt(this.first(i, 125))
   }
 
   /** `i` after a member's value: the index of the next key's `"`, or -1 at the `}` (pos = after it). */
   nextKey(i: number): number {
-    i = this.ws(i)
-    if (i >= this.end) this.fail(i)
-    const c = this.buf[i]
-    if (c === 44) {
-      i = this.ws(i + 1)
-      if (i >= this.end || this.buf[i] !== 34) this.fail(i)
-      return i
-    }
-    if (c !== 125) this.fail(i)
-    this.pos = i + 1
-    return -1
+    return this.keyAt(this.next(i, 125))
   }
 
   /** `buf[i]` is `[`: the index of the first element, or -1 for `[]` (pos = after the `]`). */
   firstElement(i: number): number {
-    i = this.ws(i + 1)
-    if (i >= this.end) this.fail(i)
-    if (this.buf[i] !== 93) return i
-    this.pos = i + 1
-    return -1
+    return this.first(i, 93)
   }
 
   /** `i` after an element: the index of the next element, or -1 at the `]` (pos = after it). */
   nextElement(i: number): number {
+    return this.next(i, 93)
+  }
+
+  /** Whether the value at `i` starts with the byte `open` (`{`, `[`, `"`); else it is skipped (pos = after it). */
+  opens(i: number, open: number): boolean {
+    if (this.buf[i] === open) return true
+    this.pos = this.skipValue(i)
+    return false
+  }
+
+  /** `buf[i]` opens a container closed by `close`: its first item, or -1 when empty (pos = after it). */
+  private first(i: number, close: number): number {
+    i = this.ws(i + 1)
+    if (i >= this.end) this.fail(i)
+    if (this.buf[i] !== close) return i
+    this.pos = i + 1
+    return -1
+  }
+
+  /** `i` after an item of a container closed by `close`: the next item, or -1 at its end (pos = after it). */
+  private next(i: number, close: number): number {
     i = this.ws(i)
     if (i >= this.end) this.fail(i)
     const c = this.buf[i]
@@ -71,9 +72,15 @@ export class JsonCursor extends JsonSkipper {
       if (i >= this.end) this.fail(i)
       return i
     }
-    if (c !== 93) this.fail(i)
+    if (c !== close) this.fail(i)
     this.pos = i + 1
     return -1
+  }
+
+  /** An object's item `i` (-1: none) must be a key's `"`. */
+  private keyAt(i: number): number {
+    if (i >= 0 && this.buf[i] !== 34) this.fail(i)
+    return i
   }
 
   /**
@@ -121,9 +128,7 @@ export class JsonCursor extends JsonSkipper {
 
   /** The value at `i` when it is a string (else '', the value skipped); pos = after it. */
   readStr(i: number): string {
-    if (this.buf[i] === 34) return this.readString(i)
-    this.pos = this.skipValue(i)
-    return ''
+    return this.opens(i, 34) ? this.readString(i) : ''
   }
 
   /** Whether the value at `i` is literally `true` (any other value skipped); pos = after it. */
@@ -158,11 +163,8 @@ export class JsonCursor extends JsonSkipper {
    * a byte compare instead of a new string.
    */
   readCached(i: number, cache: ByteStringCache): string {
+    if (!this.opens(i, 34)) return ''
     const b = this.buf
-    if (b[i] !== 34) {
-      this.pos = this.skipValue(i)
-      return ''
-    }
     const end = this.end
     const s = i + 1
     let j = s

@@ -65,21 +65,14 @@ export class PodLayout {
   read(i: number, listed: boolean): PodMeta | undefined {
     const cur = this.cur
     this.rv = ''
-    if (cur.buf[i] !== 123) {
-      cur.pos = cur.skipValue(i)
-      return undefined
-    }
+    if (!cur.opens(i, 123)) return undefined
     let metadata: MetaFields | undefined
     let hostNetwork = false
     let status = NO_STATUS
     for (let k = cur.firstKey(i); k >= 0; k = cur.nextKey(cur.pos)) {
       switch (cur.readKey(k, POD_KEYS)) {
         case 0:
-          if (cur.buf[cur.pos] === 123) metadata = this.metadata(cur.pos)
-          else {
-            metadata = undefined
-            cur.pos = cur.skipValue(cur.pos)
-          }
+          metadata = cur.opens(cur.pos, 123) ? this.metadata(cur.pos) : undefined
           break
         case 1:
           hostNetwork = this.spec(cur.pos)
@@ -147,33 +140,34 @@ export class PodLayout {
    */
   private ownerRefs(at: number): OwnerRef | undefined {
     const cur = this.cur
-    if (cur.buf[at] !== 91) {
-      cur.pos = cur.skipValue(at)
-      return undefined
-    }
+    if (!cur.opens(at, 91)) return undefined
     let owner: OwnerRef | undefined
     for (let e = cur.firstElement(at); e >= 0; e = cur.nextElement(cur.pos)) {
-      if (owner !== undefined || cur.buf[e] !== 123) {
-        cur.pos = cur.skipValue(e)
-        continue
-      }
-      let controller = false
-      let kind = -1
-      let uid = -1
-      let name = -1
-      for (let k = cur.firstKey(e); k >= 0; k = cur.nextKey(cur.pos)) {
-        const key = cur.readKey(k, REF_KEYS)
-        if (key === 0) controller = cur.readTrue(cur.pos)
-        else {
-          if (key === 1) kind = cur.pos
-          else if (key === 2) uid = cur.pos
-          else if (key === 3) name = cur.pos
-          cur.pos = cur.skipValue(cur.pos)
-        }
-      }
-      if (controller) owner = newOwnerRef(this.cachedAt(kind), this.cachedAt(uid), this.cachedAt(name)) // shared by the core when it keeps the pod
+      if (owner !== undefined) cur.pos = cur.skipValue(e)
+      else if (cur.opens(e, 123)) owner = this.ownerRef(e)
     }
     return owner
+  }
+
+  /** An `ownerReferences` entry at `at`, an object: the reference when `controller: true`. */
+  private ownerRef(at: number): OwnerRef | undefined {
+    const cur = this.cur
+    let controller = false
+    let kind = -1
+    let uid = -1
+    let name = -1
+    for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
+      const key = cur.readKey(k, REF_KEYS)
+      if (key === 0) controller = cur.readTrue(cur.pos)
+      else {
+        if (key === 1) kind = cur.pos
+        else if (key === 2) uid = cur.pos
+        else if (key === 3) name = cur.pos
+        cur.pos = cur.skipValue(cur.pos)
+      }
+    }
+    // Shared by the core when it keeps the pod.
+    return controller ? newOwnerRef(this.cachedAt(kind), this.cachedAt(uid), this.cachedAt(name)) : undefined
   }
 
   /** The value at `at` (-1: absent) as a cached string, '' when not a string; cur.pos stays. */
@@ -189,10 +183,7 @@ export class PodLayout {
   /** `spec` at `at`: `hostNetwork === true`. */
   private spec(at: number): boolean {
     const cur = this.cur
-    if (cur.buf[at] !== 123) {
-      cur.pos = cur.skipValue(at)
-      return false
-    }
+    if (!cur.opens(at, 123)) return false
     let hostNetwork = false
     for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
       if (cur.readKey(k, SPEC_KEYS) === 0) hostNetwork = cur.readTrue(cur.pos)
@@ -204,33 +195,30 @@ export class PodLayout {
   /** `status.podIPs` at `at`: the first IPv4 `ip` of its object entries (podIpOf), -1 when none. */
   private podIPs(at: number): number {
     const cur = this.cur
-    if (cur.buf[at] !== 91) {
-      cur.pos = cur.skipValue(at)
-      return -1
-    }
+    if (!cur.opens(at, 91)) return -1
     let found = -1
     for (let e = cur.firstElement(at); e >= 0; e = cur.nextElement(cur.pos)) {
-      if (found >= 0 || cur.buf[e] !== 123) {
-        cur.pos = cur.skipValue(e)
-        continue
-      }
-      let ip = ''
-      for (let k = cur.firstKey(e); k >= 0; k = cur.nextKey(cur.pos)) {
-        if (cur.readKey(k, IP_KEYS) === 0) ip = cur.readStr(cur.pos)
-        else cur.pos = cur.skipValue(cur.pos)
-      }
-      found = parseIpv4(ip)
+      if (found >= 0) cur.pos = cur.skipValue(e)
+      else if (cur.opens(e, 123)) found = this.podIP(e)
     }
     return found
+  }
+
+  /** A `podIPs` entry at `at`, an object: its `ip` as IPv4, -1 when not one. */
+  private podIP(at: number): number {
+    const cur = this.cur
+    let ip = ''
+    for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
+      if (cur.readKey(k, IP_KEYS) === 0) ip = cur.readStr(cur.pos)
+      else cur.pos = cur.skipValue(cur.pos)
+    }
+    return parseIpv4(ip)
   }
 
   /** `status` at `at`. */
   private status(at: number, listed: boolean): StatusFields {
     const cur = this.cur
-    if (cur.buf[at] !== 123) {
-      cur.pos = cur.skipValue(at)
-      return NO_STATUS
-    }
+    if (!cur.opens(at, 123)) return NO_STATUS
     let podIP = ''
     let podIPsIp = -1
     let images: string[] = []
@@ -261,15 +249,9 @@ export class PodLayout {
    */
   private containerStatuses(at: number, images: string[], containers: ContainerMeta[], listed: boolean): void {
     const cur = this.cur
-    if (cur.buf[at] !== 91) {
-      cur.pos = cur.skipValue(at)
-      return
-    }
+    if (!cur.opens(at, 91)) return
     for (let e = cur.firstElement(at); e >= 0; e = cur.nextElement(cur.pos)) {
-      if (cur.buf[e] !== 123) {
-        cur.pos = cur.skipValue(e)
-        continue
-      }
+      if (!cur.opens(e, 123)) continue
       let image = ''
       let id = ''
       let name = -1
