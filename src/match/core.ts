@@ -8,7 +8,7 @@ import { createLedger, type LedgerSlot } from './ledger.ts'
 import { newPodContainer, newPodDelete, newPodNewWithName, newPodResync } from './messages.ts'
 import { createOwnerIndex } from './owner-index.ts'
 import { createOwnerStores } from './owner-store.ts'
-import { createPodStore, NOT_SETTLED, type StoreSlot } from './pod-store.ts'
+import { ABSENT, createPodStore, NOT_SETTLED, type StoreSlot } from './pod-store.ts'
 import { isWatchedOwnerKind, resolveOwner, type OwnerLookup } from './resolve.ts'
 import { Differs } from './signature.ts'
 import type { CollectorCore, CoreConfig, Resolution, StreamName } from './types.ts'
@@ -156,9 +156,9 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
 
   /** Adds or updates a pod; `listed`: a LIST item (`initApply`). */
   function podEvent(meta: PodMeta, listed: boolean, out: PodMessage[]): Pod {
-    const pod = store.lookup(meta.uid)
-    if (pod === undefined) return settle(addPod(meta, listed, out))
-    const diff = store.compareSettled(pod, meta, ledger.generation)
+    const diff = store.find(meta, ledger.generation)
+    if (diff === ABSENT) return settle(addPod(meta, listed, out))
+    const pod = store.found()
     if (diff === 0) return pod // the common event: nothing kept changed, nothing owed
     // Settled, same owner reference and IP presence (an ownerless pod's resolution carries its name): the resolution stands.
     if (diff !== NOT_SETTLED && (diff & (Differs.pod | Differs.owner | Differs.hasIp)) === 0 && meta.owner !== undefined) {

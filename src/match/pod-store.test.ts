@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { ctr, ownedBy, pod } from '../../e2e/harness/match-fixtures.ts'
 import { createModelContext, type PodMeta } from '../model/index.ts'
 import type { KeptPod } from './kept-pod.ts'
-import { createPodStore, NOT_SETTLED, type StoreSlot } from './pod-store.ts'
+import { ABSENT, createPodStore, NOT_SETTLED, type StoreSlot } from './pod-store.ts'
 import { Differs } from './signature.ts'
 
 interface Entry extends StoreSlot<Entry> {
@@ -56,15 +56,18 @@ describe('pod store', () => {
     const same = pod('p1', ownedBy('ReplicaSet', 'r1'), { resourceVersion: '2' })
     s.settle(p1, 1)
     s.settle(p2, 1)
-    expect(s.compareSettled(p1, same, 2)).toBe(NOT_SETTLED)
-    s.lookup('p1')
-    expect(s.compareSettled(p1, same, 1)).toBe(Differs.form) // nothing differs, but it is not described yet
+    expect(s.find(same, 2)).toBe(NOT_SETTLED)
+    expect(s.found()).toBe(p1)
+    expect(s.find(pod('p3', undefined), 1)).toBe(ABSENT)
+    expect(s.lookup('p1')).toBe(p1)
+    expect(s.find(same, 1)).toBe(Differs.form) // nothing differs, but it is not described yet
     s.keep(p1, same, Differs.form)
     expect(p1.meta.sig).not.toBe('')
     expect(p1.meta.owner).toBe(p2.meta.owner)
-    expect(s.compareSettled(p1, same, 1)).toBe(0)
+    expect(s.find(same, 1)).toBe(0)
     const changed = pod('p2', ownedBy('ReplicaSet', 'r1'), { ip: 0x0a000002 })
-    expect(s.compareSettled(p2, changed, 1)).toBe(Differs.form | Differs.announced)
+    expect(s.find(changed, 1)).toBe(Differs.form | Differs.announced)
+    expect(s.found()).toBe(p2)
     s.keep(p2, changed)
     s.keep(p1, pod('p1', ownedBy('ReplicaSet', 'r1'), { resourceVersion: '3' })) // unchanged: the kept form stays
     expect(values(s.decode(p2))).toEqual(values(changed))
@@ -89,7 +92,7 @@ describe('pod store', () => {
     expect(p.meta.sig).toBe('')
     expect(values(s.decode(p))).toEqual(values(big))
     s.settle(p, 1)
-    expect(s.compareSettled(p, { ...big, resourceVersion: '2' }, 1)).toBe(Differs.pod)
+    expect(s.find({ ...big, resourceVersion: '2' }, 1)).toBe(Differs.pod)
     s.keep(p, { ...big, ip: 0x0a000009 })
     expect([p.meta.sig, p.meta.ip]).toEqual(['', 0x0a000009])
     const small = pod('p2', undefined, { containers: [ctr('p2-0', 'c', 'img:1')] })
@@ -104,9 +107,10 @@ describe('pod store', () => {
     expect(s.withoutIp).toBe(67)
     all.forEach((p, i) => (i % 4 ? s.settle(p, i) : s.unsettle(p)))
     for (let i = 0; i < all.length; i += 5) {
-      const found = s.lookup(all[i + 2]!.meta.uid)!
-      s.remove(all[i + 1]!) // moves later members of the probe run, the one just found among them
-      expect(s.compareSettled(found, found.meta, i + 2) !== NOT_SETTLED).toBe((i + 2) % 4 !== 0)
+      const p = all[i + 2]!
+      s.remove(all[i + 1]!) // moves later members of the probe run, p among them
+      expect(s.find(p.meta, i + 2) !== NOT_SETTLED).toBe((i + 2) % 4 !== 0)
+      expect(s.found()).toBe(p)
       expect(s.lookup(all[i + 1]!.meta.uid)).toBeUndefined()
     }
     expect(s.size).toBe(160)
@@ -114,9 +118,10 @@ describe('pod store', () => {
     const p = s.lookup(all[0]!.meta.uid)!
     s.keep(p, pod(all[0]!.meta.uid, undefined, { hasIp: true, containers: [] }))
     expect(s.withoutIp).toBe(all.filter((q, i) => i % 5 !== 1 && i !== 0 && !q.meta.hasIp).length)
-    const found = s.lookup(all[3]!.meta.uid)!
+    const moved = all[3]!
     for (let i = 0; i < 1000; i++) add(pod(`grow-${i}`)) // the table grows: slots move
-    expect(s.compareSettled(found, found.meta, 3)).not.toBe(NOT_SETTLED)
+    expect(s.find(moved.meta, 3)).toBe(0)
+    expect(s.found()).toBe(moved)
     expect(s.all().map((q) => q.n)).toEqual([...all.filter((_, i) => i % 5 !== 1).map((q) => q.n), ...Array.from({ length: 1000 }, (_, i) => 200 + i)])
   })
 

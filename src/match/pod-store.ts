@@ -27,16 +27,19 @@ export interface PodStore<P extends StoreSlot<P>> {
   add(meta: PodMeta, listed: boolean, create: (kept: KeptPod) => P): P
   /**
    * Keeps the pod as `meta` (same uid) from now on, unless it is described exactly so already;
-   * `diff`: what {@link compareSettled} just gave for them, when the caller has it.
+   * `diff`: what {@link find} just gave for them, when the caller has it.
    */
   keep(pod: P, meta: PodMeta, diff?: number): void
   /**
-   * How `meta` differs from the pod as kept ({@link Differs}; 0: not at all), when the pod is
-   * settled for `mark` (a connection generation, ledger.ts); {@link NOT_SETTLED} when it is not.
-   * `Differs.form`: the pod is kept whole and the next {@link keep} describes it; `Differs.pod`: one
-   * of them cannot be described.
+   * Finds the pod with `meta`'s uid and, when it is settled for `mark` (a connection generation,
+   * ledger.ts), compares it as kept with `meta`: {@link ABSENT} when there is no such pod,
+   * {@link NOT_SETTLED} when it is not settled, else how they differ ({@link Differs}; 0: not at
+   * all). `Differs.form`: the pod is kept whole and the next {@link keep} describes it;
+   * `Differs.pod`: one of them cannot be described. The pod found is then {@link found}'s.
    */
-  compareSettled(pod: P, meta: PodMeta, mark: number): number
+  find(meta: PodMeta, mark: number): number
+  /** The pod the last {@link find} found (one lookup serves both: every pod event makes it). */
+  found(): P
   /** The pod's values, for its messages: valid until the next decode (the strings are the caller's). */
   decode(pod: P): PodMeta
   /** Marks the pod settled for `mark`: nothing is owed for it on that connection (core.ts says when). */
@@ -54,7 +57,9 @@ export interface PodStore<P extends StoreSlot<P>> {
 
 const UNSETTLED = -1
 
-/** {@link PodStore.compareSettled} of a pod that is not settled. */
+/** {@link PodStore.find}: no pod with that uid. */
+export const ABSENT = -2
+/** {@link PodStore.find}: the pod is not settled. */
 export const NOT_SETTLED = -1
 
 /** An empty store whose pods share owner references and strings through `model`. */
@@ -65,8 +70,8 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
   const decoded: DecodedPod[] = []
   const decodeInto = (n: number): DecodedPod => (n <= 16 ? (decoded[n] ??= new DecodedPod(n)) : new DecodedPod(n))
   let withoutIp = 0
-  // Where the last lookup found its pod: compareSettled right after it reads the table, not the
-  // pod (a number, so the hot path stores no reference; a slot since moved holds another pod).
+  // Where the last find found its pod, for found() right after it (a number: the hot path stores
+  // no reference; a slot since moved holds another pod).
   let foundAt = 0
   // The signature compare built for a pod kept whole, and the meta it describes: keep takes it.
   let described = ''
@@ -88,12 +93,7 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
   }
 
   return {
-    lookup(uid) {
-      const at = table.find(uid)
-      if (at < 0) return undefined
-      foundAt = at
-      return table.entryAt(at)
-    },
+    lookup: (uid) => table.get(uid),
     add(meta, listed, create) {
       const owner = shareOwner(meta.owner, undefined)
       if (listed && owner !== meta.owner) (meta as { owner?: OwnerRef }).owner = owner
@@ -116,16 +116,19 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
       if (before.hasIp !== form.hasIp) withoutIp += form.hasIp ? -1 : 1
       remember(pod, meta)
     },
-    compareSettled(pod, meta, mark) {
-      const at = table.entryAt(foundAt) === pod ? foundAt : pod.slot
+    find(meta, mark) {
+      const at = table.find(meta.uid)
+      if (at < 0) return ABSENT
+      foundAt = at
       if (table.markAt(at) !== mark) return NOT_SETTLED
       const sig = table.sigAt(at)
       if (sig !== '') return compareSignature(sig, meta)
       // Kept whole: the signature that describes it from now on is built here, and kept for keep.
       described = writer.write(meta)
       describedFrom = meta
-      return described !== '' ? compareMetas(pod.meta.whole!, meta) | Differs.form : Differs.pod
+      return described !== '' ? compareMetas(table.entryAt(at).meta.whole!, meta) | Differs.form : Differs.pod
     },
+    found: () => table.entryAt(foundAt),
     decode(pod) {
       if (pod === lastPod) return lastMeta!
       const form = pod.meta
