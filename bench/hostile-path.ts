@@ -28,7 +28,7 @@ export const cpuUs = (): number => {
 }
 
 /** Heap in use after two full collections. */
-export const heap = (): number => {
+const heap = (): number => {
   gc?.()
   gc?.()
   return process.memoryUsage().heapUsed
@@ -62,7 +62,7 @@ export function connectedCore(model: ModelContext): CollectorCore {
 const quiet = { error() {}, warn() {}, info() {}, debug() {} }
 
 /** A watch line decoded by one path and matched: the messages the core sends for it. */
-export type Handler = (line: Uint8Array) => IngestMessage[]
+type Handler = (line: Uint8Array) => IngestMessage[]
 
 /** The decode paths into `core`, sharing `model`. */
 export function handlers(core: CollectorCore, model: ModelContext): Record<DecodePath, Handler> {
@@ -80,16 +80,22 @@ export function copies(text: string, runs: number, from: number): Uint8Array[] {
   return Array.from({ length: runs }, (_, i) => enc.encode(text.replace(`"uid":"${uid}"`, `"uid":"${uid.slice(0, -8)}${hex(from + i, 8)}"`)))
 }
 
-export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
+const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
 
 /** Untimed pods of a shape run through a path before the timed ones: every function it reaches optimised. */
 const WARM_UP = 3
 
-/** CPU µs of `work` on each input, each started from a settled heap. */
-async function timed<T>(inputs: readonly T[], work: (input: T) => void): Promise<number[]> {
+/** How a shape is timed: `runs` pods, each from a settled heap when `settleEach` (else the first only: a quick run). */
+export interface Sampling {
+  readonly runs: number
+  readonly settleEach: boolean
+}
+
+/** CPU µs of `work` on each input, each started from a settled heap as `sampling` says. */
+async function timed<T>(inputs: readonly T[], work: (input: T) => void, sampling: Sampling): Promise<number[]> {
   const out: number[] = []
   for (const b of inputs) {
-    await settled()
+    if (sampling.settleEach || out.length === 0) await settled()
     const t0 = cpuUs()
     work(b)
     out.push(cpuUs() - t0)
@@ -106,8 +112,9 @@ export interface PodCost {
   readonly kept: number
 }
 
-/** What a pod of this line's shape costs through `path`: `runs` pods of it, medians. */
-export async function podCost(text: string, runs: number, path: DecodePath): Promise<PodCost> {
+/** What a pod of this line's shape costs through `path`: medians of the pods `sampling` says. */
+export async function podCost(text: string, sampling: Sampling, path: DecodePath): Promise<PodCost> {
+  const { runs } = sampling
   const model = createModelContext()
   const core = connectedCore(model)
   const handle = handlers(core, model)[path]
@@ -119,16 +126,16 @@ export async function podCost(text: string, runs: number, path: DecodePath): Pro
   for (const b of copies(text, WARM_UP, 0xffff0000)) run(b)
   const lines = copies(text, runs, 0)
   const before = heap()
-  const first = await timed(lines, run)
+  const first = await timed(lines, run, sampling)
   const kept = (heap() - before) / runs
-  const update = await timed(lines, run)
+  const update = await timed(lines, run, sampling)
   return { firstMs: median(first) / 1000, updateMs: median(update) / 1000, kept }
 }
 
-/** Median CPU ms of the engine's `JSON.parse` alone (the text decoded before) of `runs` copies of the line. */
-export async function jsonParseMs(text: string, runs: number): Promise<number> {
+/** Median CPU ms of the engine's `JSON.parse` alone (the text decoded before) of copies of the line. */
+export async function jsonParseMs(text: string, sampling: Sampling): Promise<number> {
   const texts = (from: number, n: number): string[] => copies(text, n, from).map((b) => dec.decode(b))
   const parse = (t: string): void => void JSON.parse(t)
   for (const t of texts(0xffff0000, WARM_UP)) parse(t)
-  return median(await timed(texts(0, runs), parse)) / 1000
+  return median(await timed(texts(0, sampling.runs), parse, sampling)) / 1000
 }
