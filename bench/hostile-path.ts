@@ -80,7 +80,8 @@ export function copies(text: string, runs: number, from: number): Uint8Array[] {
   return Array.from({ length: runs }, (_, i) => enc.encode(text.replace(`"uid":"${uid}"`, `"uid":"${uid.slice(0, -8)}${hex(from + i, 8)}"`)))
 }
 
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
+/** The middle value (the upper one of an even count). */
+export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
 
 /** Untimed pods of a shape run through a path before the timed ones: every function it reaches optimised. */
 const WARM_UP = 3
