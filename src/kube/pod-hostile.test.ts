@@ -129,6 +129,21 @@ describe('hostile pods: many entries', () => {
     expect(model.interned.filter((s) => s.startsWith('named-'))).toStrictEqual([])
   })
 
+  it('many containerStatuses: only the first 64 share their strings, the rest are the pod\'s own', () => {
+    const counted = countingModel()
+    const n = 1_000
+    const statuses = Array.from({ length: n }, (_, i) => ({ name: `c-${i}`, image: `img-${i}`, containerID: `containerd://${i}` }))
+    const line = podLine((p) => (p.status.containerStatuses = [{ name: 'skipped', image: 7 }, ...statuses]))
+    const scanner = createPodScanner(counted)
+    for (let pass = 0; pass < 2; pass++) {
+      const b = bytesOf(line)
+      expect(scanner.watchLine(b, 0, b.length).object).toStrictEqual(podMetaOf(model, (JSON.parse(line) as Json).object))
+    }
+    // Entry 0 is an object too (its image not a string): 63 of the statuses are shared.
+    const shared = Array.from({ length: 63 }, (_, i) => [`img-${i}`, `c-${i}`]).flat()
+    expect(new Set(counted.interned.filter((s) => /^(img|c)-/.test(s)))).toStrictEqual(new Set(shared))
+  })
+
   it('many ownerReferences: the controller found after them, no string made of the others', () => {
     const model = countingModel()
     const refs = Array.from({ length: N }, (_, i) => ({ kind: 'ConfigMap', name: `cm-${i}`, uid: `cm-uid-${i}`, controller: i === N - 1 }))

@@ -24,6 +24,13 @@ const STATUS_KEYS = keyTable('podIP', 'podIPs', 'containerStatuses')
 const IP_KEYS = keyTable('ip')
 const CS_KEYS = keyTable('image', 'containerID', 'name')
 
+/**
+ * The container statuses of a pod whose image and name are shared (through the byte cache and
+ * the interner); the strings of later ones are the pod's own (docs/behaviour.md §14), so one pod
+ * can neither flush the cache nor fill the interner. 64: the version cache's admission too.
+ */
+const SHARED_STATUSES = 64
+
 /** What the pod needs of `metadata`. */
 interface MetaFields {
   readonly uid: string
@@ -167,15 +174,15 @@ export class PodLayout {
       }
     }
     // Shared by the core when it keeps the pod.
-    return controller ? newOwnerRef(this.cachedAt(kind), this.cachedAt(uid), this.cachedAt(name)) : undefined
+    return controller ? newOwnerRef(this.stringAt(kind, true), this.stringAt(uid, true), this.stringAt(name, true)) : undefined
   }
 
-  /** The value at `at` (-1: absent) as a cached string, '' when not a string; cur.pos stays. */
-  private cachedAt(at: number): string {
+  /** The value at `at` (-1: absent) as a string, through the cache when `cached`; '' when not a string; cur.pos stays. */
+  private stringAt(at: number, cached: boolean): string {
     if (at < 0) return ''
     const cur = this.cur
     const pos = cur.pos
-    const s = cur.readCached(at, this.cache)
+    const s = cached ? cur.readCached(at, this.cache) : cur.readStr(at)
     cur.pos = pos
     return s
   }
@@ -245,20 +252,22 @@ export class PodLayout {
 
   /**
    * `status.containerStatuses` at `at`: every non-empty image, and the containers that have an id
-   * (a name is read only for those).
+   * (a name is read only for those); strings shared for the first {@link SHARED_STATUSES} entries.
    */
   private containerStatuses(at: number, images: string[], containers: ContainerMeta[], listed: boolean): void {
     const cur = this.cur
     if (!cur.opens(at, 91)) return
+    let entries = 0
     for (let e = cur.firstElement(at); e >= 0; e = cur.nextElement(cur.pos)) {
       if (!cur.opens(e, 123)) continue
+      const shared = entries++ < SHARED_STATUSES
       let image = ''
       let id = ''
       let name = -1
       for (let m = cur.firstKey(e); m >= 0; m = cur.nextKey(cur.pos)) {
         switch (cur.readKey(m, CS_KEYS)) {
           case 0:
-            image = cur.readCached(cur.pos, this.cache)
+            image = shared ? cur.readCached(cur.pos, this.cache) : cur.readStr(cur.pos)
             break
           case 1:
             id = cur.readStr(cur.pos)
@@ -272,7 +281,10 @@ export class PodLayout {
         }
       }
       if (image) images.push(image)
-      if (id) containers.push(listed ? listedContainerMeta(id, this.cachedAt(name), image) : newContainerMeta(id, this.cachedAt(name), image))
+      if (id) {
+        const containerName = this.stringAt(name, shared)
+        containers.push(listed ? listedContainerMeta(id, containerName, image) : newContainerMeta(id, containerName, image))
+      }
     }
   }
 }
