@@ -2,7 +2,7 @@
 // `podMetaOf(JSON.parse(text))` (src/model/convert.ts) extracts, read through a JsonCursor.
 // Each object kind is one loop with a switch on its keys; the last occurrence of a key wins, as
 // in JSON.parse (also for a whole `metadata` given twice).
-import { parseIpv4 } from '../model/convert.ts'
+import { parseIpv4, SHARED_STATUSES } from '../model/convert.ts'
 import { listedContainerMeta, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from '../model/records.ts'
 import type { ContainerMeta, OwnerRef, PodMeta } from '../model/types.ts'
 import { keyTable, type JsonCursor } from './json-cursor.ts'
@@ -23,13 +23,6 @@ const SPEC_KEYS = keyTable('hostNetwork')
 const STATUS_KEYS = keyTable('podIP', 'podIPs', 'containerStatuses')
 const IP_KEYS = keyTable('ip')
 const CS_KEYS = keyTable('image', 'containerID', 'name')
-
-/**
- * The container statuses of a pod whose image and name are shared (through the byte cache and
- * the interner); the strings of later ones are the pod's own (docs/behaviour.md §14), so one pod
- * can neither flush the cache nor fill the interner. 64: the version cache's admission too.
- */
-const SHARED_STATUSES = 64
 
 /** What the pod needs of `metadata`. */
 interface MetaFields {
@@ -252,7 +245,7 @@ export class PodLayout {
 
   /**
    * `status.containerStatuses` at `at`: every non-empty image, and the containers that have an id
-   * (a name is read only for those); strings shared for the first {@link SHARED_STATUSES} entries.
+   * (a name is read only for those); strings shared (the byte cache too) for the first {@link SHARED_STATUSES} entries.
    */
   private containerStatuses(at: number, images: string[], containers: ContainerMeta[], listed: boolean): void {
     const cur = this.cur

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { truncateUtf8 } from '../util/utf8.ts'
 import { createModelContext } from './context.ts'
+import { podMetaOf, SHARED_STATUSES } from './convert.ts'
 import { VERSION_MAX_BYTES } from './versions.ts'
 
 const utf8Compare = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
@@ -61,6 +62,18 @@ describe('interning and owner references under hostile values', () => {
     }
     expect(ctx.stats()).toEqual(before)
     expect(ctx.intern(['kube', 'system'].join('-'))).toBe(ns)
+  })
+
+  it('interns the image and name of only a pod’s first SHARED_STATUSES container statuses', () => {
+    const ctx = createModelContext()
+    const statuses = Array.from({ length: 1_000 }, (_, i) => ({ name: `c-${i}`, image: `img-${i}`, containerID: `containerd://${i}` }))
+    const pod = { metadata: { uid: 'u-1', name: 'p', namespace: 'ns' }, status: { podIP: '10.0.0.1', containerStatuses: [7, ...statuses] } }
+    const before = ctx.stats().strings
+    const meta = podMetaOf(ctx, pod)!
+    expect(meta.containers.map((c) => c.image)).toEqual(statuses.map((c) => c.image))
+    // The namespace, then an image and a name for each shared status (the entry 7 is no object: not counted).
+    expect(ctx.stats().strings - before).toBe(1 + 2 * SHARED_STATUSES)
+    expect(podMetaOf(ctx, pod)!.containers[SHARED_STATUSES - 1]!.image).toBe(meta.containers[SHARED_STATUSES - 1]!.image)
   })
 
   it('keeps the interner within its byte budget', () => {

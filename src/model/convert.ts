@@ -93,6 +93,13 @@ function podIpOf(status: Json, podIP: string): number {
 }
 
 /**
+ * The container statuses of a pod whose image and name are shared (interned; the scanner's byte
+ * cache too); the strings of later ones are the pod's own (docs/behaviour.md §14), so one pod can
+ * neither flush the caches nor fill the interner. 64: the version cache's admission too.
+ */
+export const SHARED_STATUSES = 64
+
+/**
  * Converts a `v1/Pod` JSON object to a {@link PodMeta}; `undefined` when it has no
  * `metadata.uid` (docs/behaviour.md §9: ignored, the caller counts it). `listed`: the object is a LIST
  * item, not a watch event's (the same meta, allocated otherwise: src/model/records.ts).
@@ -110,13 +117,15 @@ export function podMetaOf(ctx: ModelContext, obj: unknown, listed = false): PodM
   let nContainers = 0
   const statuses = status.containerStatuses
   if (Array.isArray(statuses)) {
+    let entries = 0
     for (const cs of statuses) {
       if (!isObject(cs)) continue
-      const image = ctx.intern(str(cs.image))
+      const shared = entries++ < SHARED_STATUSES
+      const image = shared ? ctx.intern(str(cs.image)) : str(cs.image)
       if (image) images[nImages++] = image
       const id = str(cs.containerID)
       if (id) {
-        const cname = ctx.intern(str(cs.name))
+        const cname = shared ? ctx.intern(str(cs.name)) : str(cs.name)
         containers[nContainers++] = listed ? listedContainerMeta(id, cname, image) : newContainerMeta(id, cname, image)
       }
     }
