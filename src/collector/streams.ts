@@ -102,6 +102,11 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
     'Lines of a watch or streaming list that were not valid JSON; each ended its connection (docs/behaviour.md §9).',
     (s) => s.malformedLines,
   )
+  counted(
+    'k8s_collector_watch_lines_held_total',
+    'Watch lines of 64 KiB or more held apart and converted when the input was idle, so that ordinary pods do not wait behind them (docs/behaviour.md §14).',
+    (s) => s.heldLines,
+  )
   registry.gauge({
     name: 'k8s_collector_watch_streaming_list',
     help: '1 when the last successful list of the stream was a streaming list (sendInitialEvents), 0 for paginated LIST or before the first list.',

@@ -80,6 +80,11 @@ const NONE: string[] = []
 const EMPTY = new Uint8Array(0)
 const KEEP_BOM = new TextDecoder('utf-8', { ignoreBOM: true })
 
+/** The line `buf[start, end)` decoded as UTF-8; a BOM is kept (JSON.parse rejects it, as it should). */
+export function lineText(buf: Uint8Array, start: number, end: number): string {
+  return KEEP_BOM.decode(buf.subarray(start, end))
+}
+
 /**
  * Splits a byte stream into lines without decoding it: after {@link ByteLineFramer.push}, each
  * {@link ByteLineFramer.next} that returns true exposes one line as `buf[start, end)` (without
@@ -133,7 +138,7 @@ export class ByteLineFramer {
 
   /** The current line decoded (for messages and the JSON.parse path); a BOM inside is kept. */
   text(): string {
-    return KEEP_BOM.decode(this.buf.subarray(this.start, this.end))
+    return lineText(this.buf, this.start, this.end)
   }
 
   /** The bytes after the last `\n` decoded (a truncated last line); '' when the body ended on a line end. */

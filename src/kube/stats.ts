@@ -41,6 +41,8 @@ export interface WatchStats {
   droppedNoUid: number
   /** Watch lines that were not valid JSON (each ended its watch). */
   malformedLines: number
+  /** Watch lines held apart for their size (docs/behaviour.md §14, "Large lines"). */
+  heldLines: number
   /** The most recent failure. */
   lastError?: { readonly label: string; readonly message: string; readonly atMs: number }
   /**
@@ -68,6 +70,7 @@ export function createWatchStats(resource: string): WatchStats {
     errors: {},
     droppedNoUid: 0,
     malformedLines: 0,
+    heldLines: 0,
     failing: false,
   }
 }

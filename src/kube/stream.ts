@@ -88,7 +88,7 @@ export function watchResource<T extends { readonly resourceVersion: string }>(
   const clock = opts.clock ?? systemClock
   const random = opts.random ?? Math.random
   const signal = opts.signal
-  const ctx: StepContext<T> = { api: httpApi(client, spec, opts, clock, random), now: () => clock.now(), shortWatchMs: opts.shortWatchMs ?? 1000, resource: spec.name }
+  const ctx: StepContext<T> = { api: httpApi(client, spec, opts, clock, random, stats), now: () => clock.now(), shortWatchMs: opts.shortWatchMs ?? 1000, resource: spec.name }
   const delay = withRetryAfter(createBackoff(opts.backoff, () => clock.now(), random), opts.maxRetryAfterMs ?? 300_000)
   const counted = countSteps(runWatcher(ctx, INITIAL, signal), stats, INITIAL, clock)
   const retried = retryAfterFailures(counted, {
@@ -107,6 +107,7 @@ function httpApi<T extends { readonly resourceVersion: string }>(
   opts: WatchOptions,
   clock: Clock,
   random: () => number,
+  stats: WatchStats,
 ): WatchApi<T> {
   const silenceLimitMs = opts.silenceLimitMs ?? SILENCE_LIMIT_MS
   const [minSecs, maxSecs] = opts.watchTimeoutSecs ?? watchTimeoutRange(silenceLimitMs)
@@ -130,6 +131,7 @@ function httpApi<T extends { readonly resourceVersion: string }>(
         initialEventsTimeoutMs: opts.initialEventsTimeoutMs ?? 20_000,
         signal,
         clock,
+        largeLines: { stats },
       })
     },
   }

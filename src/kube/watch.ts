@@ -1,10 +1,12 @@
 // One WATCH request (or streaming list, which is a watch): framing, parsing and converting each
 // line as it arrives (docs/kube-api.md "WATCH", "Streaming lists"). Resources with a byte-level scanner
 // (pods) frame and scan the lines as bytes; the others decode and JSON.parse them.
+import { setImmediate } from 'node:timers'
 import { systemClock, type Clock } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError, type KubeApiError } from './errors.ts'
-import { ByteLineFramer, LineFramer } from './lines.ts'
+import { FAIR_ORDER_LIMITS, FairOrder, type FairOrderLimits, type FairOrderStats } from './fair-order.ts'
+import { ByteLineFramer, LineFramer, lineText } from './lines.ts'
 import type { ResourceSpec } from './resources.ts'
 import { JsonScanError } from './json-skip.ts'
 import type { ByteScanner, ScannedLine } from './pod-scanner.ts'
@@ -33,8 +35,13 @@ export interface WatchRequest {
   /** Streaming list only: no initial event and no end bookmark for this long → KubeInitialEventsTimeoutError. */
   readonly initialEventsTimeoutMs?: number
   readonly signal?: AbortSignal
-  /** The clock of both timeouts and of a `Retry-After` date. Default: the system clock. */
+  /** The clock of both timeouts, of a `Retry-After` date and of held lines' waits. Default: the system clock. */
   readonly clock?: Clock
+  /**
+   * Resources with a byte scanner (pods): when a line is held apart for its size (fair-order.ts,
+   * docs/behaviour.md §14 "Large lines"). Default {@link FAIR_ORDER_LIMITS}; `stats` counts held lines.
+   */
+  readonly largeLines?: { readonly limits?: FairOrderLimits; readonly stats?: FairOrderStats }
 }
 
 /** An open watch body. It closes itself at the end, on any error, or by `close()`. */
@@ -48,6 +55,12 @@ export interface WatchConnection<T> {
 
 type Json = Record<string, unknown>
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end'
+const IDLE = Symbol('idle')
+
+/** Resolves after the event loop has looked at I/O once more: a read still pending then has nothing waiting. */
+function idle(): Promise<typeof IDLE> {
+  return new Promise((resolve) => setImmediate(resolve, IDLE))
+}
 
 function metadataOf(obj: unknown): Json | undefined {
   const m = typeof obj === 'object' && obj !== null ? (obj as Json).metadata : undefined
@@ -133,16 +146,16 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
     }
   }
 
-  /** The current line of `bytes`: scanned; BOOKMARK, ERROR and unknown types take the JSON.parse path. */
-  const scanLine = (f: ByteLineFramer, scan: ByteScanner<T>): WatchItem<T> => {
+  /** The line `buf[start, end)`: scanned; BOOKMARK, ERROR and unknown types take the JSON.parse path. */
+  const scanLine = (buf: Uint8Array, start: number, end: number, scan: ByteScanner<T>): WatchItem<T> => {
     let line: ScannedLine<T>
     try {
-      line = scan.watchLine(f.buf, f.start, f.end)
+      line = scan.watchLine(buf, start, end)
     } catch (err) {
       // Anything else (a string past the engine's length limit, a bug) is this line's failure too.
-      if (!(err instanceof JsonScanError)) throw new KubeDecodeError(`${spec.name} watch: line of ${f.end - f.start} bytes cannot be read: ${String(err)}`, { cause: err })
+      if (!(err instanceof JsonScanError)) throw new KubeDecodeError(`${spec.name} watch: line of ${end - start} bytes cannot be read: ${String(err)}`, { cause: err })
       // JSON.parse gives the error (and its usual message); should it accept the line, its result stands, counted.
-      const item = parse(f.text())
+      const item = parse(lineText(buf, start, end))
       scan.stats.fallbacks++
       return item
     }
@@ -152,17 +165,38 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
       return { type, object: line.object, resourceVersion: line.object !== undefined ? line.object.resourceVersion : line.resourceVersion }
     }
     scan.stats.parsedLines++
-    return parse(f.text())
+    return parse(lineText(buf, start, end))
   }
+
+  // Pods: a line far larger than an ordinary pod is held and converted when the input is idle (fair-order.ts).
+  const order =
+    scanner && bytes
+      ? new FairOrder<T>(
+          {
+            item: (buf, start, end) => scanLine(buf, start, end, scanner),
+            eventUid: (buf, start, end) => scanner.eventUid(buf, start, end),
+            uidOf: (object) => (object as unknown as { readonly uid: string }).uid,
+          },
+          clock,
+          req.largeLines?.limits ?? FAIR_ORDER_LIMITS,
+          req.largeLines?.stats,
+        )
+      : undefined
+  /** A read started while held lines were served; the body's end (null) or failure is kept until they are through. */
+  let pending: Promise<Uint8Array | null> | undefined
+  let ended: { readonly error: unknown } | null | undefined
 
   const next = async (): Promise<WatchItem<T> | null> => {
     for (;;) {
+      if (order?.due) return order.serve()
       if (bytes !== undefined) {
         while (bytes.next()) {
           const n = bytes.end - bytes.start
           if (n === 0 || (n === 1 && bytes.buf[bytes.start] === 13)) continue
           lines++
-          return scanLine(bytes, scanner!)
+          const item = order !== undefined ? order.offer(bytes.buf, bytes.start, bytes.end) : scanLine(bytes.buf, bytes.start, bytes.end, scanner!)
+          if (item !== undefined) return item
+          if (order!.due) return order!.serve()
         }
       }
       while (at < batch.length) {
@@ -171,7 +205,35 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
         lines++
         return parse(line)
       }
-      const chunk = await res.read()
+      let chunk: Uint8Array | null
+      if (ended !== undefined) {
+        // The body is over: the held lines first, then its end or failure.
+        if (order?.holding) return order.serve()
+        if (ended !== null) throw ended.error
+        chunk = null
+      } else if (order?.holding) {
+        // Held lines are served while the input has nothing waiting.
+        pending ??= res.read()
+        let got: Uint8Array | null | typeof IDLE
+        try {
+          got = await Promise.race([pending, idle()])
+        } catch (error) {
+          pending = undefined
+          ended = { error }
+          continue
+        }
+        if (got === IDLE) return order.serve()
+        pending = undefined
+        if (got === null) {
+          ended = null
+          continue
+        }
+        chunk = got
+      } else {
+        const read = pending ?? res.read()
+        pending = undefined
+        chunk = await read
+      }
       if (chunk === null) {
         close()
         const rest = bytes !== undefined ? bytes.rest() : framer.rest()
