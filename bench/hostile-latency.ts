@@ -1,16 +1,21 @@
 // The latency of ordinary pods while hostile ones arrive (issue 22 item 4), modelled in process as
-// the collector works: pods arrive at virtual times, one thread handles them in arrival order
-// (decoded by the scanner and matched, its CPU measured), and their messages go through the link's
-// own outbox (src/link/outbox.ts: its flush rule, encoder and LZ4) on a clock that runs on that CPU
-// time. A pod's latency is when the flush carrying its bytes happens, minus its arrival.
+// the collector works: pods arrive at virtual times as lines of one watch, one thread takes them in
+// the order the watch hands them out (src/kube/fair-order.ts: a large line is held while others
+// are waiting, docs/behaviour.md §14) — or, to compare, strictly as they came — decodes them with
+// the scanner and matches them (CPU measured), and their messages go through the link's own outbox
+// (src/link/outbox.ts: its flush rule, encoder and LZ4) on a clock that runs on that CPU time. A
+// pod's latency is when the flush carrying its bytes happens, minus its arrival.
 import type { Socket } from 'node:net'
+import { FairOrder, type LineReader } from '../src/kube/fair-order.ts'
+import { createPodScanner } from '../src/kube/pod-scanner.ts'
+import type { WatchItem } from '../src/kube/watch.ts'
 import { resolveLinkConfig } from '../src/link/config.ts'
 import { createOutbox } from '../src/link/outbox.ts'
 import { createCounters } from '../src/link/stats.ts'
-import { createModelContext } from '../src/model/index.ts'
+import { createModelContext, type PodMeta } from '../src/model/index.ts'
 import { createRateLimitedLog } from '../src/observe/rate-limit.ts'
 import type { Clock, TimerHandle } from '../src/util/clock.ts'
-import { connectedCore, cpuUs, handlers } from './hostile-path.ts'
+import { connectedCore, cpuUs } from './hostile-path.ts'
 
 /** A watch line arriving `atMs` after the first; `ordinary`: one whose latency is measured. */
 export interface Arrival {
@@ -84,28 +89,51 @@ function createCpuClock(): CpuClock {
 const quiet = { error() {}, warn() {}, info() {}, debug() {} }
 
 /**
- * Handles `arrivals` (in order) as the collector does, through one connected core and the link's
- * outbox with its default flush rule (docs/behaviour.md §7) into a socket the reducer empties at
- * once, and returns the ordinary pods' latencies.
+ * Handles `arrivals` as the collector does: as one watch's lines, in the order its held queue hands
+ * them out (`fair`; else strictly as they came), through one connected core and the link's outbox
+ * with its default flush rule (docs/behaviour.md §7) into a socket the reducer empties at once.
+ * Returns the ordinary pods' latencies.
  */
-export function ordinaryLatencies(arrivals: readonly Arrival[]): Latencies {
+export function ordinaryLatencies(arrivals: readonly Arrival[], fair = true): Latencies {
   const model = createModelContext()
-  const handle = handlers(connectedCore(model), model).scanner
+  const core = connectedCore(model)
+  const scanner = createPodScanner(model)
+  const reader: LineReader<PodMeta> = {
+    item(buf, start, end) {
+      const l = scanner.watchLine(buf, start, end)
+      return { type: l.type as 'ADDED' | 'MODIFIED', object: l.object, resourceVersion: l.resourceVersion }
+    },
+    eventUid: (buf, start, end) => scanner.eventUid(buf, start, end),
+    uidOf: (pod) => pod.uid,
+  }
   const clock = createCpuClock()
+  const order = new FairOrder(reader, clock, fair ? undefined : { largeBytes: Infinity, heldBytes: 0, maxWaitMs: 0 })
   const toWire: number[] = []
   const handled: number[] = []
   const config = resolveLinkConfig({ host: 'reducer', port: 7000, hostname: 'collector' })
   const socket = { writableLength: 0, write: () => true, on() {}, off() {} } as unknown as Socket
   const latency = { observe: (s: number) => void toWire.push(s * 1000), count: 0, sum: 0 }
   const outbox = createOutbox(socket, config, { clock, counters: createCounters(), latency, log: createRateLimitedLog(quiet) })
-  const start = clock.now()
-  for (const a of arrivals) {
-    const at = start + a.atMs
-    clock.idleUntil(at)
-    // Only ordinary pods are stamped, so the outbox's latency observations are theirs alone.
-    outbox.send(handle(a.line), a.ordinary ? at : undefined)
-    if (a.ordinary) handled.push(clock.now() - at)
+  /** Matches and sends an item; `arrivedAt` stamps an ordinary pod, so the outbox's latency observations are theirs alone. */
+  const handle = (item: WatchItem<PodMeta>, arrivedAt: number | undefined): void => {
+    if (item.type !== 'ADDED' && item.type !== 'MODIFIED') throw new Error(`unexpected ${item.type}`)
+    outbox.send(core.pods({ type: 'apply', object: item.object! }, 0), arrivedAt)
+    if (arrivedAt !== undefined) handled.push(clock.now() - arrivedAt)
     clock.runDue()
+  }
+  const start = clock.now()
+  let next = 0
+  for (;;) {
+    if (order.due) handle(order.serve(), undefined)
+    else if (next < arrivals.length && start + arrivals[next]!.atMs <= clock.now()) {
+      // Input waiting: the next line is read.
+      const a = arrivals[next++]!
+      const item = order.offer(a.line, 0, a.line.length)
+      if (item !== undefined) handle(item, a.ordinary ? start + a.atMs : undefined)
+      else if (a.ordinary) throw new Error('an ordinary pod was held') // the model stamps only lines handed out at once
+    } else if (order.holding) handle(order.serve(), undefined) // nothing waiting: a held line
+    else if (next < arrivals.length) clock.idleUntil(start + arrivals[next]!.atMs)
+    else break
   }
   clock.idleUntil(clock.now() + config.flushDelayMs)
   outbox.close()
