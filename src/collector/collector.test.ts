@@ -93,6 +93,28 @@ describe('collector wiring', () => {
     await until(() => (tap!.state().connections[0]!.pods.length === 0 ? true : undefined), 'the pod deleted')
   })
 
+  it('event-to-wire latency counts from when a held pod line was read, others from their hand-over', async () => {
+    tap = await startTap({ listen: { host: '127.0.0.1', port: 0 } })
+    const { streams, registry, clock } = setup()
+    listedEmpty(streams)
+    await until(() => (tap!.state().connections.length === 1 ? true : undefined), 'connected')
+    await clock.advance(100) // the connect's snapshot flushed
+    await until(() => (tap!.state().connections[0]!.epochs.length === 1 ? true : undefined), 'the snapshot received')
+    const wire = () => registry.render().split('\n').filter((l) => l.startsWith('k8s_collector_link_event_to_wire_seconds'))
+    const count = (le: string) => Number(wire().find((l) => l.includes(`le="${le}"`))!.split(' ').at(-1))
+    const before = { le01: count('0.1'), le25: count('2.5') }
+    // Held for 2 s by the watch (docs/behaviour.md §14), then handed on: 2 s + the flush delay.
+    streams.pods.push({ type: 'apply', object: pod('held'), receivedAt: clock.now() - 2_000 })
+    await clock.advance(100)
+    await until(() => (tap!.state().connections[0]!.pods.length === 1 ? true : undefined), 'the held pod announced')
+    expect([count('0.1') - before.le01, count('2.5') - before.le25]).toStrictEqual([0, 1])
+    // An ordinary one: the flush delay only.
+    streams.pods.push({ type: 'apply', object: pod('ordinary') })
+    await clock.advance(100)
+    await until(() => (tap!.state().connections[0]!.pods.length === 2 ? true : undefined), 'the ordinary pod announced')
+    expect([count('0.1') - before.le01, count('2.5') - before.le25]).toStrictEqual([1, 2])
+  })
+
   it('connects after the priming timeout with the streams it has, the missing one unavailable and not ready until its list', async () => {
     tap = await startTap({ listen: { host: '127.0.0.1', port: 0 } })
     const { streams, collector, registry, clock, link } = setup({ primingTimeoutSecs: 1 })

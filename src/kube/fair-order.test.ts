@@ -130,7 +130,9 @@ describe('FairOrder', () => {
     expect(o.due).toBe(false)
     await clock.advance(1)
     expect(o.due).toBe(true)
-    expect(show(o.serve())).toBe('a@1 → 1')
+    const a = o.serve()
+    expect(show(a)).toBe('a@1 → 1')
+    expect(a.type === 'ADDED' && a.receivedAt).toBe(clock.now() - 500) // when it was read: latency counts the hold
     expect(o.due).toBe(false) // b waited as long, but an ordinary line goes first
     expect(show(offer(o, line('ADDED', 'c', 3)))).toBe('c@3 → 1')
     expect(o.due).toBe(true)

@@ -134,8 +134,10 @@ export class FairOrder<T> {
       if (n === 1) this.uids.delete(h.uid)
       else this.uids.set(h.uid, n - 1)
     }
-    const item = h.item ?? this.reader.item(h.line!, 0, h.line!.length)
-    if (h.item !== undefined && (item.type === 'BOOKMARK' || item.type === 'ERROR')) this.barriers--
+    const converted = h.item ?? this.reader.item(h.line!, 0, h.line!.length)
+    if (h.item !== undefined && (converted.type === 'BOOKMARK' || converted.type === 'ERROR')) this.barriers--
+    // An event carries when it was read: the collector's latency counts the hold.
+    const item = converted.type === 'BOOKMARK' || converted.type === 'ERROR' ? converted : { ...converted, receivedAt: h.at }
     this.mark = h.rvAfter || rvOf(item) || this.mark
     const out = this.holding || h.rvAfter ? this.handOut(item) : item // in stream order again: as it came
     this.servedLast = true

@@ -113,7 +113,7 @@ describe('openWatch over a real HTTPS socket', () => {
   })
 })
 
-describe('watchPods: held lines are counted', () => {
+describe('watchPods: held lines are counted and stamped', () => {
   let api: FakeApiServer
   beforeAll(async () => {
     api = await startFakeApiServer()
@@ -135,10 +135,11 @@ describe('watchPods: held lines are counted', () => {
     const stream = watchPods(client, { signal: ctrl.signal })
     const names: string[] = []
     const reading = (async () => {
-      for await (const ev of stream) if (ev.type === 'apply') names.push(ev.object.name)
+      // A held line's event carries when it was read (the collector's latency counts from there).
+      for await (const ev of stream) if (ev.type === 'apply') names.push(`${ev.object.name}${ev.receivedAt === undefined ? '' : ' (held)'}`)
     })()
     await waitFor('both pods', () => (names.length === 2 ? true : undefined))
-    expect(names).toStrictEqual(['small', 'big'])
+    expect(names).toStrictEqual(['small', 'big (held)'])
     expect(stream.stats.heldLines).toBe(1)
     ctrl.abort()
     await reading

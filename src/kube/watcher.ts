@@ -275,7 +275,9 @@ async function nextWatchEvent<T>(state: Extract<State<T>, { type: 'watching' }>,
     case 'DELETED': {
       const next: State<T> = { type: 'watching', conn, resourceVersion: item.resourceVersion || resourceVersion, openedAt }
       if (item.object === undefined) return { events: NO_EVENTS, next, dropped: 1 }
-      return { events: [{ type: item.type === 'DELETED' ? 'delete' : 'apply', object: item.object }], next }
+      const type = item.type === 'DELETED' ? 'delete' : 'apply'
+      const event: StreamEvent<T> = item.receivedAt === undefined ? { type, object: item.object } : { type, object: item.object, receivedAt: item.receivedAt }
+      return { events: [event], next }
     }
     case 'BOOKMARK':
       return { events: NO_EVENTS, next: { type: 'watching', conn, resourceVersion: item.resourceVersion || resourceVersion, openedAt }, bookmark: true }

@@ -101,7 +101,9 @@ export function registerLinkMetrics(registry: Registry, read: () => LinkStats): 
   counter('dropped_messages_total', 'Messages dropped because no reducer session was up; the next session resyncs (docs/behaviour.md §7).', (s) => s.droppedWhileDisconnected)
   return registry.histogram({
     name: `${p}event_to_wire_seconds`,
-    help: 'Time from an event being handed to the link until the flush that wrote it to the reducer socket, seconds.',
+    help:
+      'Time from an event being handed to the link (a pod watch line held for its size: from when it was read, docs/behaviour.md §14) ' +
+      'until the flush that wrote it to the reducer socket, seconds.',
     buckets: LATENCY_BUCKETS,
   })
 }

@@ -57,14 +57,15 @@ export interface OwnerMeta {
 
 /**
  * The kube-rs watcher event protocol (docs/behaviour.md §1): `init … initApply* … initDone` brackets
- * every (re)list, then `apply` / `delete`.
+ * every (re)list, then `apply` / `delete`. `receivedAt` (clock ms): when the watch read an event it
+ * held for its size before handing it on (docs/behaviour.md §14); latency counts from there.
  */
 export type WatchEvent<T> =
   | { readonly type: 'init' }
   | { readonly type: 'initApply'; readonly object: T }
   | { readonly type: 'initDone' }
-  | { readonly type: 'apply'; readonly object: T }
-  | { readonly type: 'delete'; readonly object: T }
+  | { readonly type: 'apply'; readonly object: T; readonly receivedAt?: number }
+  | { readonly type: 'delete'; readonly object: T; readonly receivedAt?: number }
 
 /**
  * What a watch stream yields: the watcher events, plus `unavailable` when the API server answers
