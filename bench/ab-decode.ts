@@ -2,7 +2,7 @@
 // against another checkout of this repo: a LIST body of 10k pods and a watch body of 20k events go
 // through both checkouts' fetchListPage / openWatch, runs alternated, each after a full GC. The
 // decode section reports the best of 7 runs, and a run of the same tree lands at either of two
-// levels (~180 or ~300 ms for the list) — so this compares medians of many runs. Usage (from the repo root):
+// levels (bench/README.md, issue 19), so this compares medians of many runs. Usage (from the repo root):
 //   tsx --expose-gc bench/ab-decode.ts <other checkout> [runs]
 // Prints per path the median and best ms of each side and the ratio this ÷ other (bench/README.md, issue 19).
 import path from 'node:path'

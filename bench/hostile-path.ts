@@ -131,9 +131,8 @@ function pipeline(path: DecodePath): (b: Uint8Array) => void {
 /**
  * The CPU a pod of each fold's line costs through `path`, first event and update: medians of the
  * pods each `sampling` says. The folds' pods go through one core interleaved, round by round, the
- * order alternated, so every fold meets the same heap and the same compiled code: run one fold
- * after the other, the 4k fold's median moved between ~20 and ~30 ms from run to run while the
- * 16k one did not, and their ratio (the target) between 3.4 and 6.0 ×.
+ * order alternated, so every fold meets the same heap and the same compiled code (run one after
+ * the other, a fold's median moved with its predecessors' history: bench/README.md, issue 22).
  */
 export async function podCpu(folds: readonly Fold[], path: DecodePath): Promise<PodCpu[]> {
   const run = pipeline(path)
@@ -147,8 +146,7 @@ export async function podCpu(folds: readonly Fold[], path: DecodePath): Promise<
 /**
  * Heap bytes the core keeps for a pod of the fold's line: its timed count of pods through a core of
  * their own, the heap after ÷ before. Measured apart from the CPU: reusable buffers (the encoder's)
- * take the size of the last pod, so between pods of different sizes a pod's own delta is off by
- * megabytes either way.
+ * take the size of the last pod, so between pods of other sizes a pod's own delta is off.
  */
 export function keptPerPod(fold: Fold, path: DecodePath): number {
   const run = pipeline(path)

@@ -3,7 +3,7 @@
 import { systemClock, type Clock } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError } from './errors.ts'
-import type { ResourceSpec } from './resources.ts'
+import type { KubeObject, ResourceSpec } from './resources.ts'
 import { JsonScanError } from './json-skip.ts'
 import type { ScannedList } from './pod-scanner.ts'
 import { responseError } from './status.ts'
@@ -40,7 +40,7 @@ type Json = Record<string, unknown>
  * non-200 status (410 on a continue page means: restart the list), KubeDecodeError for a body
  * that is not a list.
  */
-export async function fetchListPage<T extends { readonly resourceVersion: string }>(
+export async function fetchListPage<T extends KubeObject>(
   client: KubeClient,
   spec: ResourceSpec<T>,
   req: ListPageRequest,
@@ -77,7 +77,7 @@ export async function fetchListPage<T extends { readonly resourceVersion: string
 }
 
 /** The JSON.parse path: the decoded body parsed whole, then converted item by item. */
-function pageOfText<T extends { readonly resourceVersion: string }>(spec: ResourceSpec<T>, text: string): ListPage<T> {
+function pageOfText<T extends KubeObject>(spec: ResourceSpec<T>, text: string): ListPage<T> {
   let body: Json
   try {
     body = JSON.parse(text) as Json

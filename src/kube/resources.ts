@@ -4,8 +4,14 @@ import { ownerMetaOf, podMetaOf } from '../model/convert.ts'
 import type { OwnerMeta, PodMeta } from '../model/types.ts'
 import { createPodScanner, type ByteScanner } from './pod-scanner.ts'
 
+/** What the watch layer reads of every converted object: its uid and its resource version. */
+export interface KubeObject {
+  readonly uid: string
+  readonly resourceVersion: string
+}
+
 /** A watched collection across all namespaces and the converter applied to each of its objects. */
-export interface ResourceSpec<T extends { readonly resourceVersion: string }> {
+export interface ResourceSpec<T extends KubeObject> {
   /** The plural, used in logs and stats (`pods`, `replicasets`, `jobs`). */
   readonly name: string
   /** Collection path, e.g. `/api/v1/pods`. */

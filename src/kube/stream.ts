@@ -11,7 +11,7 @@ import { retryAfterFailures } from '../util/retry.ts'
 import type { KubeClient } from './client.ts'
 import { KubeApiError } from './errors.ts'
 import { fetchListPage } from './list.ts'
-import { jobsResource, podsResource, replicaSetsResource, type ResourceSpec } from './resources.ts'
+import { jobsResource, podsResource, replicaSetsResource, type KubeObject, type ResourceSpec } from './resources.ts'
 import { countSteps, createWatchStats, type WatchStats } from './stats.ts'
 import { openWatch } from './watch.ts'
 import { logSteps } from './watch-log.ts'
@@ -79,7 +79,7 @@ function watchTimeoutRange(silenceLimitMs: number): readonly [number, number] {
  * counted in `stats`, logged, and retried with backoff. Aborting `opts.signal` or breaking out
  * of the loop closes the connection and ends the iterable.
  */
-export function watchResource<T extends { readonly resourceVersion: string }>(
+export function watchResource<T extends KubeObject>(
   client: KubeClient,
   spec: ResourceSpec<T>,
   opts: WatchOptions = {},
@@ -101,7 +101,7 @@ export function watchResource<T extends { readonly resourceVersion: string }>(
 }
 
 /** The watcher's requests as HTTP requests to `client`. */
-function httpApi<T extends { readonly resourceVersion: string }>(
+function httpApi<T extends KubeObject>(
   client: KubeClient,
   spec: ResourceSpec<T>,
   opts: WatchOptions,

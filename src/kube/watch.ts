@@ -7,7 +7,7 @@ import type { KubeClient } from './client.ts'
 import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError, type KubeApiError } from './errors.ts'
 import { FAIR_ORDER_LIMITS, FairOrder, type FairOrderLimits, type FairOrderStats } from './fair-order.ts'
 import { ByteLineFramer, LineFramer, lineText } from './lines.ts'
-import type { ResourceSpec } from './resources.ts'
+import type { KubeObject, ResourceSpec } from './resources.ts'
 import { JsonScanError } from './json-skip.ts'
 import type { ByteScanner, ScannedLine } from './pod-scanner.ts'
 import { responseError, statusError } from './status.ts'
@@ -86,7 +86,7 @@ function rvOf(obj: unknown): string {
  * Opens a watch on `spec`'s collection. Throws a KubeApiError for a non-200 status (422 for an
  * unsupported streaming list, 410 for a too-old RV on some servers, 403/404/429/5xx).
  */
-export async function openWatch<T extends { readonly resourceVersion: string }>(
+export async function openWatch<T extends KubeObject>(
   client: KubeClient,
   spec: ResourceSpec<T>,
   req: WatchRequest,
@@ -178,7 +178,7 @@ export async function openWatch<T extends { readonly resourceVersion: string }>(
           {
             item: (buf, start, end) => scanLine(buf, start, end, scanner),
             eventUid: (buf, start, end) => scanner.eventUid(buf, start, end),
-            uidOf: (object) => (object as unknown as { readonly uid: string }).uid,
+            uidOf: (object) => object.uid,
           },
           clock,
           req.largeLines?.limits ?? FAIR_ORDER_LIMITS,

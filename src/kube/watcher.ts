@@ -16,6 +16,7 @@ import {
   type KubeError,
 } from './errors.ts'
 import type { ListPage } from './list.ts'
+import type { KubeObject } from './resources.ts'
 import type { WatchConnection } from './watch.ts'
 
 /** Why a (re)list started. */
@@ -99,7 +100,7 @@ const SUPPORTED: WatchListVerdict = { supported: true }
  * streaming-list support, passes `unavailable` on once until the next initDone (docs/behaviour.md
  * §3), and closes the open connection when the iteration ends.
  */
-export async function* runWatcher<T extends { readonly resourceVersion: string }>(
+export async function* runWatcher<T extends KubeObject>(
   ctx: StepContext<T>,
   initial: State<T>,
   signal?: AbortSignal,
@@ -127,7 +128,7 @@ export async function* runWatcher<T extends { readonly resourceVersion: string }
 }
 
 /** Advances the watcher by one request or one watch line. Never throws: failures are values. */
-export async function step<T extends { readonly resourceVersion: string }>(state: State<T>, ctx: StepContext<T>): Promise<StepResult<T>> {
+export async function step<T extends KubeObject>(state: State<T>, ctx: StepContext<T>): Promise<StepResult<T>> {
   switch (state.type) {
     case 'empty':
       return startList(state, ctx)
@@ -168,7 +169,7 @@ function afterPage<T>(page: ListPage<T>, first: boolean): StepResult<T> {
   return { events, next: { type: 'listed', resourceVersion: page.resourceVersion }, dropped: page.dropped }
 }
 
-async function startList<T extends { readonly resourceVersion: string }>(
+async function startList<T extends KubeObject>(
   state: Extract<State<T>, { type: 'empty' }>,
   ctx: StepContext<T>,
 ): Promise<StepResult<T>> {
