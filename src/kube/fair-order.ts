@@ -4,7 +4,7 @@
 // conversion. Order is kept where it matters: a later event of a held pod's uid is held behind it,
 // and any other line (a bookmark, an error) waits until every held line is through.
 import type { Clock } from '../util/clock.ts'
-import type { WatchItem } from './watch.ts'
+import type { WatchItem } from './watch-item.ts'
 
 /** When a line is held, and for how long. */
 export interface FairOrderLimits {

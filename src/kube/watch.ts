@@ -3,23 +3,17 @@
 // (pods) frame and scan the lines as bytes; the others decode and JSON.parse them.
 import { systemClock, type Clock } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'
-import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError, type KubeApiError } from './errors.ts'
+import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError } from './errors.ts'
 import { FAIR_ORDER_LIMITS, FairOrder, type FairOrderLimits, type FairOrderStats } from './fair-order.ts'
 import { ByteLineFramer, LineFramer, lineText } from './lines.ts'
 import type { KubeObject, ResourceSpec } from './resources.ts'
 import { JsonScanError } from './json-skip.ts'
 import type { ByteScanner, ScannedLine } from './pod-scanner.ts'
+import type { WatchItem } from './watch-item.ts'
 import { responseError, statusError } from './status.ts'
 import { startWatchdog, type Watchdog } from './watchdog.ts'
 
-/**
- * One decoded watch line. Objects are already converted; `object` is undefined when it had no uid.
- * `receivedAt` (clock ms): when the line was read, for a line held for its size (fair-order.ts).
- */
-export type WatchItem<T> =
-  | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T | undefined; readonly resourceVersion: string; readonly receivedAt?: number }
-  | { readonly type: 'BOOKMARK'; readonly resourceVersion: string; readonly initialEventsEnd: boolean }
-  | { readonly type: 'ERROR'; readonly error: KubeApiError }
+export type { WatchItem } from './watch-item.ts'
 
 /** The parameters of one watch request. */
 export interface WatchRequest {
