@@ -6,6 +6,7 @@
 // (src/link/outbox.ts: its flush rule, encoder and LZ4) on a clock that runs on that CPU time. A
 // pod's latency is when the flush carrying its bytes happens, minus its arrival.
 import type { Socket } from 'node:net'
+import { EventUidReader } from '../src/kube/event-uid.ts'
 import { FairOrder, type LineReader } from '../src/kube/fair-order.ts'
 import { createPodScanner } from '../src/kube/pod-scanner.ts'
 import type { WatchItem } from '../src/kube/watch.ts'
@@ -98,12 +99,13 @@ export function ordinaryLatencies(arrivals: readonly Arrival[], fair = true): La
   const model = createModelContext()
   const core = connectedCore(model)
   const scanner = createPodScanner(model)
+  const uids = new EventUidReader()
   const reader: LineReader<PodMeta> = {
     item(buf, start, end) {
       const l = scanner.watchLine(buf, start, end)
       return { type: l.type as 'ADDED' | 'MODIFIED', object: l.object, resourceVersion: l.resourceVersion }
     },
-    eventUid: (buf, start, end) => scanner.eventUid(buf, start, end),
+    eventUid: (buf, start, end) => uids.read(buf, start, end),
     uidOf: (pod) => pod.uid,
   }
   const clock = createCpuClock()

@@ -212,7 +212,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
       c.inc()
       const t = clock.now()
       if (ev.type === 'unavailable') log.warn(`${name}: unavailable (${ev.reason})`)
-      // A pod line held for its size (docs/behaviour.md §14) counts its latency from when it was read.
+      // A watch line held for its size (docs/behaviour.md §14) counts its latency from when it was read.
       const receivedAt = (ev.type === 'apply' || ev.type === 'delete') && ev.receivedAt !== undefined ? ev.receivedAt : t
       send(feed(ev, t), receivedAt)
       if (ev.type === 'unavailable' || ev.type === 'initDone') availability(name, ev)

@@ -6,7 +6,6 @@
 // should JSON.parse accept it.
 import type { PodMeta } from '../model/types.ts'
 import { JsonCursor, keyTable } from './json-cursor.ts'
-import { JsonScanError } from './json-skip.ts'
 import { PodLayout, type PodModel } from './pod-layout.ts'
 
 /** One scanned LIST page. */
@@ -44,20 +43,12 @@ export interface ByteScanner<T> {
   list(body: Uint8Array): ScannedList<T>
   /** One watch line, `buf[start, end)` (no `\n`; a BOM is not stripped). Throws JsonScanError for invalid JSON. */
   watchLine(buf: Uint8Array, start: number, end: number): ScannedLine<T>
-  /**
-   * The `object.metadata.uid` of an ADDED, MODIFIED or DELETED watch line, read without converting
-   * the object: undefined when the line is another type, `type` does not come before `object`, or
-   * the uid is missing or not reached as valid JSON. Costs the bytes up to the uid.
-   */
-  eventUid(buf: Uint8Array, start: number, end: number): string | undefined
   readonly stats: ScanStats
 }
 
 const LIST_KEYS = keyTable('metadata', 'items')
 const LIST_META_KEYS = keyTable('resourceVersion', 'continue')
 const LINE_KEYS = keyTable('type', 'object')
-const OBJECT_KEYS = keyTable('metadata')
-const METADATA_KEYS = keyTable('uid')
 
 class PodScanner implements ByteScanner<PodMeta> {
   readonly stats: ScanStats = { fallbacks: 0, parsedLines: 0 }
@@ -151,49 +142,6 @@ class PodScanner implements ByteScanner<PodMeta> {
     } finally {
       cur.close()
     }
-  }
-
-  eventUid(buf: Uint8Array, start: number, end: number): string | undefined {
-    const cur = this.cur
-    try {
-      const at = cur.open(buf, start, end)
-      if (buf[at] !== 123) return undefined
-      let event = false
-      for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
-        const key = cur.readKey(k, LINE_KEYS)
-        if (key === 0) {
-          const type = cur.readStr(cur.pos)
-          event = type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED'
-          if (!event) return undefined
-        } else if (key === 1) return event ? this.uidIn(cur.pos) : undefined
-        else cur.pos = cur.skipValue(cur.pos)
-      }
-      return undefined
-    } catch (err) {
-      if (err instanceof JsonScanError) return undefined // converted at once, which reports it
-      throw err
-    } finally {
-      cur.close()
-    }
-  }
-
-  /** `metadata.uid` of the object at `at`, when it is a string. */
-  private uidIn(at: number): string | undefined {
-    const cur = this.cur
-    if (cur.buf[at] !== 123) return undefined
-    for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
-      if (cur.readKey(k, OBJECT_KEYS) !== 0) {
-        cur.pos = cur.skipValue(cur.pos)
-        continue
-      }
-      if (cur.buf[cur.pos] !== 123) return undefined
-      for (let m = cur.firstKey(cur.pos); m >= 0; m = cur.nextKey(cur.pos)) {
-        if (cur.readKey(m, METADATA_KEYS) === 0) return cur.buf[cur.pos] === 34 ? cur.readString(cur.pos) : undefined
-        cur.pos = cur.skipValue(cur.pos)
-      }
-      return undefined
-    }
-    return undefined
   }
 }
 

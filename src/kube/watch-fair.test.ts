@@ -4,13 +4,13 @@
 // hands out the held lines before its end or failure. Over a real HTTPS socket: what holds
 // whatever the timing of its records; and the pods stream counts held lines in its stats.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { listBody, podObject, sendJson, startFakeApiServer, startWatchBody, type FakeApiServer } from '../../e2e/harness/fake-apiserver.ts'
+import { listBody, podObject, replicaSetObject, sendJson, startFakeApiServer, startWatchBody, type FakeApiServer } from '../../e2e/harness/fake-apiserver.ts'
 import { pushedBody } from '../../e2e/harness/memory-client.ts'
 import { waitFor } from '../../e2e/harness/wait.ts'
 import { createModelContext } from '../model/context.ts'
 import type { PodMeta } from '../model/types.ts'
 import { KubeTransportError } from './errors.ts'
-import { podsResource } from './resources.ts'
+import { podsResource, replicaSetsResource } from './resources.ts'
 import { watchPods } from './stream.ts'
 import { openWatch, type WatchItem } from './watch.ts'
 
@@ -52,6 +52,15 @@ describe('openWatch: large pod lines', () => {
     const got: string[] = []
     for (let i = 0; i < 6; i++) got.push(show(await conn.next()))
     expect(got).toStrictEqual(['y@13 → ', 'x@11 → 11', 'x@12 → 13', 'z@14 → 14', 'BOOKMARK → 15', 'w@16 → 16'])
+  })
+
+  it('ReplicaSets (the JSON.parse path) hold large lines too', async () => {
+    const body = pushedBody()
+    const conn = await openWatch(body.client, replicaSetsResource(createModelContext()), { streamingList: false, resourceVersion: '1', timeoutSeconds: 60, idleTimeoutMs: 10_000 })
+    const rs = (name: string, rv: number, pad = 0) => ({ ...replicaSetObject({ name, rv }, true), ...(pad ? { pad: 'x'.repeat(pad) } : {}) })
+    body.push([['ADDED', rs('big', 11, BIG)], ['ADDED', rs('small', 12)]].map(([type, object]) => JSON.stringify({ type, object }) + '\n').join(''))
+    const got = [await conn.next(), await conn.next()].map((i) => (i?.type === 'ADDED' ? `${i.object?.name}@${i.object?.resourceVersion} → ${i.resourceVersion}` : String(i)))
+    expect(got).toStrictEqual(['small@12 → ', 'big@11 → 12'])
   })
 
   it('a body that ends or breaks hands out its held lines first', async () => {

@@ -1,11 +1,13 @@
 // One WATCH request (or streaming list, which is a watch): framing, parsing and converting each
-// line as it arrives (docs/kube-api.md "WATCH", "Streaming lists"). Resources with a byte-level scanner
-// (pods) frame and scan the lines as bytes; the others decode and JSON.parse them.
+// line as it arrives (docs/kube-api.md "WATCH", "Streaming lists"). Lines are framed as bytes;
+// resources with a byte-level scanner (pods) scan them, the others decode and JSON.parse them.
+// Lines of 64 KiB or more wait in a held queue (fair-order.ts) while others are waiting.
 import { systemClock, type Clock } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError } from './errors.ts'
+import { EventUidReader } from './event-uid.ts'
 import { FAIR_ORDER_LIMITS, FairOrder, type FairOrderLimits, type FairOrderStats } from './fair-order.ts'
-import { ByteLineFramer, LineFramer, lineText } from './lines.ts'
+import { ByteLineFramer, lineText } from './lines.ts'
 import type { KubeObject, ResourceSpec } from './resources.ts'
 import { JsonScanError } from './json-skip.ts'
 import type { ByteScanner, ScannedLine } from './pod-scanner.ts'
@@ -34,8 +36,8 @@ export interface WatchRequest {
   /** The clock of both timeouts, of a `Retry-After` date and of held lines' waits. Default: the system clock. */
   readonly clock?: Clock
   /**
-   * Resources with a byte scanner (pods): when a line is held apart for its size (fair-order.ts,
-   * docs/behaviour.md §14 "Large lines"). Default {@link FAIR_ORDER_LIMITS}; `stats` counts held lines.
+   * When a line is held apart for its size (fair-order.ts, docs/behaviour.md §14 "Large lines").
+   * Default {@link FAIR_ORDER_LIMITS}; `stats` counts held lines.
    */
   readonly largeLines?: { readonly limits?: FairOrderLimits; readonly stats?: FairOrderStats }
 }
@@ -99,12 +101,9 @@ export async function openWatch<T extends KubeObject>(
   const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock })
   if (res.status !== 200) throw await responseError(res, clock.now())
 
-  // Pods: lines framed as bytes and scanned without decoding (pod-scanner.ts); others: decoded text lines.
+  // Lines framed as bytes: pods scanned without decoding (pod-scanner.ts), others decoded and JSON.parsed.
   const scanner = spec.scan
-  const bytes = scanner ? new ByteLineFramer() : undefined
-  const framer = new LineFramer()
-  let batch: string[] = []
-  let at = 0
+  const bytes = new ByteLineFramer()
   let lines = 0
   let initialDog: Watchdog | undefined
   if (req.streamingList && req.initialEventsTimeoutMs !== undefined) {
@@ -169,50 +168,40 @@ export async function openWatch<T extends KubeObject>(
     return parse(lineText(buf, start, end))
   }
 
-  // Pods: a line far larger than an ordinary pod is held and converted when the input is idle (fair-order.ts).
-  const order =
-    scanner && bytes
-      ? new FairOrder<T>(
-          {
-            item: (buf, start, end) => scanLine(buf, start, end, scanner),
-            eventUid: (buf, start, end) => scanner.eventUid(buf, start, end),
-            uidOf: (object) => object.uid,
-          },
-          clock,
-          req.largeLines?.limits ?? FAIR_ORDER_LIMITS,
-          req.largeLines?.stats,
-        )
-      : undefined
+  // A line far larger than an ordinary object is held and converted when the input is idle (fair-order.ts).
+  const uids = new EventUidReader()
+  const order = new FairOrder<T>(
+    {
+      item: scanner ? (buf, start, end) => scanLine(buf, start, end, scanner) : (buf, start, end) => parse(lineText(buf, start, end)),
+      eventUid: (buf, start, end) => uids.read(buf, start, end),
+      uidOf: (object) => object.uid,
+    },
+    clock,
+    req.largeLines?.limits ?? FAIR_ORDER_LIMITS,
+    req.largeLines?.stats,
+  )
   /** A read started while held lines were served; the body's end (null) or failure is kept until they are through. */
   let pending: Promise<Uint8Array | null> | undefined
   let ended: { readonly error: unknown } | null | undefined
 
   const next = async (): Promise<WatchItem<T> | null> => {
     for (;;) {
-      if (order?.due) return order.serve()
-      if (bytes !== undefined) {
-        while (bytes.next()) {
-          const n = bytes.end - bytes.start
-          if (n === 0 || (n === 1 && bytes.buf[bytes.start] === 13)) continue
-          lines++
-          const item = order !== undefined ? order.offer(bytes.buf, bytes.start, bytes.end) : scanLine(bytes.buf, bytes.start, bytes.end, scanner!)
-          if (item !== undefined) return item
-          if (order!.due) return order!.serve()
-        }
-      }
-      while (at < batch.length) {
-        const line = batch[at++]
-        if (line.length === 0 || line === '\r') continue
+      if (order.due) return order.serve()
+      while (bytes.next()) {
+        const n = bytes.end - bytes.start
+        if (n === 0 || (n === 1 && bytes.buf[bytes.start] === 13)) continue
         lines++
-        return parse(line)
+        const item = order.offer(bytes.buf, bytes.start, bytes.end)
+        if (item !== undefined) return item
+        if (order.due) return order.serve()
       }
       let chunk: Uint8Array | null
       if (ended !== undefined) {
         // The body is over: the held lines first, then its end or failure.
-        if (order?.holding) return order.serve()
+        if (order.holding) return order.serve()
         if (ended !== null) throw ended.error
         chunk = null
-      } else if (order?.holding) {
+      } else if (order.holding) {
         // Held lines are served while the input has nothing waiting.
         pending ??= res.read()
         let got: Uint8Array | null | typeof IDLE
@@ -237,15 +226,10 @@ export async function openWatch<T extends KubeObject>(
       }
       if (chunk === null) {
         close()
-        const rest = bytes !== undefined ? bytes.rest() : framer.rest()
-        if (rest.trim() !== '') throw new KubeTransportError(`${spec.name} watch: body ended inside a line`)
+        if (bytes.rest().trim() !== '') throw new KubeTransportError(`${spec.name} watch: body ended inside a line`)
         return null
       }
-      if (bytes !== undefined) bytes.push(chunk)
-      else {
-        batch = framer.push(chunk)
-        at = 0
-      }
+      bytes.push(chunk)
     }
   }
 

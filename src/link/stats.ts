@@ -102,7 +102,7 @@ export function registerLinkMetrics(registry: Registry, read: () => LinkStats): 
   return registry.histogram({
     name: `${p}event_to_wire_seconds`,
     help:
-      'Time from an event being handed to the link (a pod watch line held for its size: from when it was read, docs/behaviour.md §14) ' +
+      'Time from an event being handed to the link (a watch line held for its size: from when it was read, docs/behaviour.md §14) ' +
       'until the flush that wrote it to the reducer socket, seconds.',
     buckets: LATENCY_BUCKETS,
   })
