@@ -1,8 +1,8 @@
-// The order in which a pod watch hands out its lines (docs/behaviour.md §14, "Large lines"): a
-// line far larger than an ordinary pod is held apart and converted when the input has nothing
-// else waiting, so that ordinary pods behind a burst of huge ones do not wait for their
-// conversion. Order is kept where it matters: a later event of a held pod's uid is held behind it,
-// and any other line (a bookmark, an error) waits until every held line is through.
+// The order in which a watch hands out its lines (docs/behaviour.md §14, "Large lines"): a line
+// far larger than an ordinary object is held apart and converted when the input has nothing else
+// waiting, so that ordinary pods behind a burst of huge objects do not wait for their conversion.
+// Order is kept where it matters: a later event of a held object's uid is held behind it, and any
+// other line (a bookmark, an error) waits until every held line is through.
 import type { Clock } from '../util/clock.ts'
 import type { WatchItem } from './watch-item.ts'
 
