@@ -1,7 +1,7 @@
 // Test-side handle of watch-printer.ts run as a child process (Node via tsx, or Deno): collects its
 // JSON lines and waits on them.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { LineFramer } from '../../src/kube/lines.ts'
+import { ByteLineFramer } from '../../src/kube/lines.ts'
 import { denoBin, root } from '../harness/process.ts'
 import { waitFor } from '../harness/wait.ts'
 
@@ -21,13 +21,15 @@ export class Printer {
   readonly child: ChildProcess
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
   #stderr = ''
-  readonly #stdout = new LineFramer()
+  readonly #stdout = new ByteLineFramer()
 
   constructor(runtime: string, args: string[]) {
     const [cmd, ...prefix] = PRINTER_RUNTIMES[runtime]!
     this.child = spawn(cmd!, [...prefix, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' } })
     this.child.stdout!.on('data', (chunk: Buffer) => {
-      for (const p of this.#stdout.push(chunk)) {
+      this.#stdout.push(chunk)
+      while (this.#stdout.next()) {
+        const p = this.#stdout.text()
         if (!p.trim()) continue
         try {
           this.lines.push(JSON.parse(p) as Line)

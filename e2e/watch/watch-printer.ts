@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util'
 import { createKubeClient, watchJobs, watchPods, watchReplicaSets } from '../../src/kube/index.ts'
 import { bodyReaders } from '../../src/kube/client.ts'
 import type { KubeClient, KubeResponse, WatchOptions, WatchStream } from '../../src/kube/index.ts'
-import { LineFramer } from '../../src/kube/lines.ts'
+import { ByteLineFramer } from '../../src/kube/lines.ts'
 import { formatIpv4 } from '../../src/model/convert.ts'
 import type { OwnerMeta, PodMeta, StreamEvent } from '../../src/model/types.ts'
 import { logger } from '../../src/observe/log.ts'
@@ -127,7 +127,7 @@ function tapClient(inner: KubeClient): KubeClient {
         reported = true
         print({ t: 'body', id, s, watch, ...summary.toJSON() })
       }
-      const framer = new LineFramer()
+      const framer = new ByteLineFramer()
       let watchLines = 0
       const listParts: Uint8Array[] = []
       const look = (chunk: Uint8Array | null): void => {
@@ -151,7 +151,9 @@ function tapClient(inner: KubeClient): KubeClient {
           return
         }
         const before = watchLines
-        for (const line of framer.push(chunk)) {
+        framer.push(chunk)
+        while (framer.next()) {
+          const line = framer.text()
           if (!line.trim()) continue
           try {
             const ev = JSON.parse(line) as Json

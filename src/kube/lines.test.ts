@@ -1,13 +1,21 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { LineFramer } from './lines.ts'
+import { ByteLineFramer } from './lines.ts'
 
 const enc = new TextEncoder()
 
-function frame(chunks: Uint8Array[]): { lines: string[]; rest: string } {
-  const f = new LineFramer()
+/** The lines of `f` for the next chunk, decoded. */
+function push(f: ByteLineFramer, chunk: Uint8Array): string[] {
   const lines: string[] = []
-  for (const c of chunks) lines.push(...f.push(c))
+  f.push(chunk)
+  while (f.next()) lines.push(f.text())
+  return lines
+}
+
+function frame(chunks: Uint8Array[]): { lines: string[]; rest: string } {
+  const f = new ByteLineFramer()
+  const lines: string[] = []
+  for (const c of chunks) lines.push(...push(f, c))
   return { lines, rest: f.rest() }
 }
 
@@ -22,7 +30,7 @@ function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
   return out
 }
 
-describe('LineFramer', () => {
+describe('ByteLineFramer', () => {
   const lines = ['{"type":"ADDED","object":{"name":"é-pod"}}', '{"a":"😀 emoji across chunks"}', '', '{"b":"日本語"}', '{"c":1}']
   const body = enc.encode(lines.join('\n') + '\n')
 
@@ -72,8 +80,8 @@ describe('LineFramer', () => {
   })
 
   it('reports a truncated last line through rest()', () => {
-    const f = new LineFramer()
-    expect(f.push(enc.encode('{"a":1}\n{"b":'))).toEqual(['{"a":1}'])
+    const f = new ByteLineFramer()
+    expect(push(f, enc.encode('{"a":1}\n{"b":'))).toEqual(['{"a":1}'])
     expect(f.pendingLength).toBe(5)
     expect(f.rest()).toBe('{"b":')
     expect(f.rest()).toBe('')

@@ -124,7 +124,7 @@ describe('scanner.watchLine and openWatch', () => {
     JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' } }),
   ]
 
-  it('a body equals the text path (LineFramer + JSON.parse), split at every chunk boundary, with a BOM', async () => {
+  it('a body equals the text path (line text + JSON.parse), split at every chunk boundary, with a BOM', async () => {
     const b = bin([0xef, 0xbb, 0xbf], lines.join('\n') + '\n')
     const want = await watchVia(textSpec, [b])
     expect(want.map((i) => ('type' in i ? i.type : i.error))).toStrictEqual(['ADDED', 'MODIFIED', 'DELETED', 'MODIFIED', 'ADDED', 'ADDED', 'BOOKMARK', 'ERROR'])
