@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers'
 import type { DisruptMode } from './disrupt.ts'
-import { exec, retry } from './exec.ts'
+import { exec, retry } from '../harness/exec.ts'
 
 /** Everything the suite's fixtures are named after; resolved once from the environment. */
 export interface KindSuiteConfig {
@@ -39,12 +39,8 @@ export const COLLECTOR_APP = 'k8s-collector'
 /** The leader-election Lease of kind/collector.yaml's replicas (the default `--lease-name`, in their namespace). */
 export const COLLECTOR_LEASE = 'k8s-collector'
 
-/** Runs kubectl against the suite's cluster. */
-export type Kubectl = (args: readonly string[], opts?: { input?: string; timeoutMs?: number }) => Promise<string>
-
-export function createKubectl(kubeconfig: string): Kubectl {
-  return (args, opts = {}) => exec('kubectl', ['--kubeconfig', kubeconfig, ...args], { input: opts.input, timeoutMs: opts.timeoutMs ?? 60_000 })
-}
+import type { Kubectl } from '../harness/kubectl.ts'
+export { createKubectl, type Kubectl } from '../harness/kubectl.ts'
 
 /**
  * Reuses the cluster called `clusterName` when `kind get clusters` lists it, else creates it from
