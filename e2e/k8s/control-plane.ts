@@ -50,8 +50,11 @@ export interface ControlPlane {
   kubeconfigFor(credentials: Credentials, server?: string): string
   /** Writes {@link kubeconfigFor} to a file in the state folder; returns its path. */
   writeKubeconfig(name: string, credentials: Credentials, server?: string): string
-  /** SIGKILLs kube-apiserver, runs `meanwhile`, starts it again on the same port; resolves once it is ready. */
-  restartApiServer(meanwhile?: () => Promise<void>): Promise<void>
+  /**
+   * Stops kube-apiserver (SIGKILL: connections cut; `graceful`: SIGTERM, watches ended cleanly as in
+   * a rolling upgrade), runs `meanwhile`, starts it again on the same port; resolves once it is ready.
+   */
+  restartApiServer(meanwhile?: () => Promise<void>, opts?: { graceful?: boolean }): Promise<void>
   /** etcd's current revision, then compacts its history up to it (what kube-apiserver does every 5 min). */
   compactEtcd(): Promise<number>
   /** The pids of the components still running. */
@@ -202,8 +205,8 @@ async function boot(opts: ControlPlaneOptions & { log: (line: string) => void },
     etcdUrl,
     kubeconfigFor,
     writeKubeconfig,
-    async restartApiServer(meanwhile) {
-      await apiserver.kill()
+    async restartApiServer(meanwhile, opts = {}) {
+      await (opts.graceful ? apiserver.stop(60_000) : apiserver.kill())
       await meanwhile?.()
       apiserver = supervisor.start('kube-apiserver', binaries['kube-apiserver'], apiserverArgs)
       await apiReady(apiserver)
