@@ -1,7 +1,8 @@
 // The simulator's conformance checks with real clients (e2e/sim: client-node, the Python client),
 // run against the real kube-apiserver as well (issue 30 item 5): what those clients expect of the
 // simulator, the real server does too. kubectl runs against it in every other suite of e2e/k8s.
-import { AppsV1Api, CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node'
+import { KubeConfig } from '@kubernetes/client-node'
+import { clientNodeListWatch } from '../harness/client-node-checks.ts'
 import { execFile, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -33,35 +34,10 @@ describe('real clients against the real kube-apiserver, as against the simulator
   it('client-node lists with pagination and watches ADDED, MODIFIED, DELETED', async () => {
     const kc = new KubeConfig()
     kc.loadFromFile(plane.adminKubeconfig)
-    const core = kc.makeApiClient(CoreV1Api)
-    const apps = kc.makeApiClient(AppsV1Api)
-    await apps.createNamespacedDeployment({ namespace: 'default', body: deployment('cn', 3) as never })
-    await waitFor('3 running cn pods', async () => {
+    await clientNodeListWatch(kc, deployment('cn', 3), (core) => waitFor('3 running cn pods', async () => {
       const pods = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=cn' })
       return pods.items.filter((p) => p.status?.phase === 'Running').length === 3 ? true : undefined
-    }, { timeoutMs: 60_000 })
-    const first = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=cn', limit: 2 })
-    expect(first.items).toHaveLength(2)
-    expect(first.metadata?._continue).toBeTruthy()
-    const rest = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=cn', limit: 2, _continue: first.metadata!._continue })
-    expect(rest.items).toHaveLength(1)
-    expect(rest.metadata?._continue).toBeFalsy()
-    expect(rest.metadata?.resourceVersion).toBe(first.metadata?.resourceVersion)
-
-    const events: string[] = []
-    const watch = new Watch(kc)
-    const req = await watch.watch('/api/v1/namespaces/default/pods', { resourceVersion: first.metadata!.resourceVersion, labelSelector: 'app=cn' },
-      (type, obj) => events.push(`${type} ${obj.metadata.name}`), () => {})
-    try {
-      const victim = first.items[0]!.metadata!.name!
-      await core.deleteNamespacedPod({ name: victim, namespace: 'default' })
-      await waitFor('DELETED of the victim', () => (events.includes(`DELETED ${victim}`) ? true : undefined), { timeoutMs: 30_000 })
-      expect(events).toContain(`MODIFIED ${victim}`) // deletionTimestamp set, then removed
-      await waitFor('a replacement ADDED', () => (events.some((e) => e.startsWith('ADDED ')) ? true : undefined), { timeoutMs: 30_000 })
-    } finally {
-      req.abort()
-    }
-    await apps.deleteNamespacedDeployment({ name: 'cn', namespace: 'default' })
+    }, { timeoutMs: 60_000 }))
   }, 120_000)
 
   it('python3-kubernetes creates, lists in pages, watches and resumes after the server ends the watch', async () => {
