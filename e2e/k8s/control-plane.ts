@@ -52,6 +52,10 @@ export interface ControlPlane {
   writeKubeconfig(name: string, credentials: Credentials, server?: string): string
   /** SIGKILLs kube-apiserver, runs `meanwhile`, starts it again on the same port; resolves once it is ready. */
   restartApiServer(meanwhile?: () => Promise<void>): Promise<void>
+  /** SIGKILLs kube-apiserver and leaves it down (an outage of any length); {@link startApiServer} ends it. */
+  stopApiServer(): Promise<void>
+  /** Starts kube-apiserver again on the same port after {@link stopApiServer}; resolves once it is ready. */
+  startApiServer(): Promise<void>
   /** etcd's current revision, then compacts its history up to it (what kube-apiserver does every 5 min). */
   compactEtcd(): Promise<number>
   /** The pids of the components still running. */
@@ -205,6 +209,13 @@ async function boot(opts: ControlPlaneOptions & { log: (line: string) => void },
     async restartApiServer(meanwhile) {
       await apiserver.kill()
       await meanwhile?.()
+      apiserver = supervisor.start('kube-apiserver', binaries['kube-apiserver'], apiserverArgs)
+      await apiReady(apiserver)
+    },
+    async stopApiServer() {
+      await apiserver.kill()
+    },
+    async startApiServer() {
       apiserver = supervisor.start('kube-apiserver', binaries['kube-apiserver'], apiserverArgs)
       await apiReady(apiserver)
     },

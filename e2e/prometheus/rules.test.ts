@@ -49,6 +49,7 @@ describe('deploy/prometheus/k8s-collector-rules.yaml with promtool', () => {
     ['the API-unreachable threshold raised', 'k8s_collector_watch_last_contact_age_seconds) > 60', 'k8s_collector_watch_last_contact_age_seconds) > 600'],
     ['the reducer alert on any replica instead of the namespace', 'max by (namespace) (k8s_collector_link_up) == 0', 'min by (namespace) (k8s_collector_link_up) == 0'],
     ['shutdown drops counted', '{cause!="shutdown"}', ''],
+    ['a resource alert that also fires in an API server outage', '\n          and ignoring (stream)\n          (max without (stream) (k8s_collector_stream_available) == 1)', ''],
   ])('the unit tests fail with %s', async (_what, from, to) => {
     const dir = mkdtempSync(join(tmpdir(), 'rules-'))
     try {
