@@ -55,6 +55,10 @@ export interface ControlPlane {
    * a rolling upgrade), runs `meanwhile`, starts it again on the same port; resolves once it is ready.
    */
   restartApiServer(meanwhile?: () => Promise<void>, opts?: { graceful?: boolean }): Promise<void>
+  /** SIGKILLs kube-apiserver and leaves it down (an outage of any length); {@link startApiServer} ends it. */
+  stopApiServer(): Promise<void>
+  /** Starts kube-apiserver again on the same port after {@link stopApiServer}; resolves once it is ready. */
+  startApiServer(): Promise<void>
   /** etcd's current revision, then compacts its history up to it (what kube-apiserver does every 5 min). */
   compactEtcd(): Promise<number>
   /** The pids of the components still running. */
@@ -208,6 +212,13 @@ async function boot(opts: ControlPlaneOptions & { log: (line: string) => void },
     async restartApiServer(meanwhile, opts = {}) {
       await (opts.graceful ? apiserver.stop(60_000) : apiserver.kill())
       await meanwhile?.()
+      apiserver = supervisor.start('kube-apiserver', binaries['kube-apiserver'], apiserverArgs)
+      await apiReady(apiserver)
+    },
+    async stopApiServer() {
+      await apiserver.kill()
+    },
+    async startApiServer() {
       apiserver = supervisor.start('kube-apiserver', binaries['kube-apiserver'], apiserverArgs)
       await apiReady(apiserver)
     },

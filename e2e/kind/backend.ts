@@ -5,7 +5,7 @@ import { waitFor } from '../harness/wait.ts'
 import type { ApiDisruption } from '../scenarios/cluster.ts'
 import { KubectlCluster } from '../scenarios/kubectl-cluster.ts'
 import { cutApiPath, restartApiServer, type DisruptMode } from './disrupt.ts'
-import { COLLECTOR_APP, COLLECTOR_LEASE, COLLECTOR_NAMESPACE, type Kubectl, type TapContainer } from './setup.ts'
+import { COLLECTOR_LEASE, COLLECTOR_SELECTOR, COLLECTOR_NAMESPACE, type Kubectl, type TapContainer } from './setup.ts'
 
 /** How long convergence may take on kind (image pulls, scheduling, controller resyncs), ms. */
 export const KIND_SETTLE_MS = 120_000
@@ -73,7 +73,7 @@ export class KindCluster extends KubectlCluster {
 
   /** The collector's pods (both replicas, and any being replaced). */
   async collectorPods(): Promise<PodJson[]> {
-    const list = JSON.parse(await this.kubectl(['get', 'pods', '-n', COLLECTOR_NAMESPACE, '-l', `app=${COLLECTOR_APP}`, '-o', 'json', '--request-timeout=10s'])) as { items: PodJson[] }
+    const list = JSON.parse(await this.kubectl(['get', 'pods', '-n', COLLECTOR_NAMESPACE, '-l', COLLECTOR_SELECTOR, '-o', 'json', '--request-timeout=10s'])) as { items: PodJson[] }
     return list.items
   }
 
