@@ -1,6 +1,8 @@
 // The uid of a watch event line read without converting its object: what the held queue
-// (fair-order.ts) keys a large line by. The API server writes `type` before `object` and, in an
-// object, `metadata` first with `uid` early in it, so only the bytes up to the uid are read.
+// (fair-order.ts) keys a large line by. It must be the uid the conversion will find, so keys are
+// read as JSON.parse reads them: of duplicated keys the last counts, wherever it stands. That
+// takes one pass over the whole line (a later `object`, `metadata` or `uid` may come at its end);
+// the pass skips values, noting positions only, and builds two strings at the end.
 import { JsonCursor, keyTable } from './json-cursor.ts'
 import { JsonScanError } from './json-skip.ts'
 
@@ -13,26 +15,30 @@ export class EventUidReader {
   private readonly cur = new JsonCursor()
 
   /**
-   * The `object.metadata.uid` of an ADDED, MODIFIED or DELETED line `buf[start, end)`: undefined
-   * when the line is another type, `type` does not come before `object`, or the uid is missing or
-   * not reached as valid JSON (the line is then converted at once, which reports what is wrong).
+   * `JSON.parse(line).object.metadata.uid` of the line `buf[start, end)` when that is a string and
+   * the line's `type` is ADDED, MODIFIED or DELETED; else undefined, as for bytes that are not
+   * JSON (the line is then converted at once, which reports what is wrong). Validates the line as
+   * JSON.parse would, in time linear in its length, without building its values.
    */
   read(buf: Uint8Array, start: number, end: number): string | undefined {
     const cur = this.cur
     try {
       const at = cur.open(buf, start, end)
-      if (buf[at] !== 123) return undefined
-      let event = false
+      if (!cur.opens(at, 123)) return undefined
+      let type = -1
+      let uid = -1
       for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
         const key = cur.readKey(k, LINE_KEYS)
         if (key === 0) {
-          const type = cur.readStr(cur.pos)
-          event = type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED'
-          if (!event) return undefined
-        } else if (key === 1) return event ? this.uidIn(cur.pos) : undefined
+          type = cur.pos
+          cur.pos = cur.skipValue(cur.pos)
+        } else if (key === 1) uid = this.uidIn(cur.pos)
         else cur.pos = cur.skipValue(cur.pos)
       }
-      return undefined
+      cur.expectEnd(cur.pos)
+      if (type < 0 || uid < 0 || buf[type] !== 34 || buf[uid] !== 34) return undefined
+      const t = cur.readString(type)
+      return t === 'ADDED' || t === 'MODIFIED' || t === 'DELETED' ? cur.readString(uid) : undefined
     } catch (err) {
       if (err instanceof JsonScanError) return undefined
       throw err
@@ -41,22 +47,23 @@ export class EventUidReader {
     }
   }
 
-  /** `metadata.uid` of the object at `at`, when it is a string. */
-  private uidIn(at: number): string | undefined {
+  /** The object at `at`: where its last `metadata`'s last `uid` value starts (-1: none); pos = after the object. */
+  private uidIn(at: number): number {
     const cur = this.cur
-    if (cur.buf[at] !== 123) return undefined
+    if (!cur.opens(at, 123)) return -1
+    let uid = -1
     for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
       if (cur.readKey(k, OBJECT_KEYS) !== 0) {
         cur.pos = cur.skipValue(cur.pos)
         continue
       }
-      if (cur.buf[cur.pos] !== 123) return undefined
+      uid = -1 // a later `metadata` replaces an earlier one whole, as in JSON.parse
+      if (!cur.opens(cur.pos, 123)) continue
       for (let m = cur.firstKey(cur.pos); m >= 0; m = cur.nextKey(cur.pos)) {
-        if (cur.readKey(m, METADATA_KEYS) === 0) return cur.buf[cur.pos] === 34 ? cur.readString(cur.pos) : undefined
+        if (cur.readKey(m, METADATA_KEYS) === 0) uid = cur.pos
         cur.pos = cur.skipValue(cur.pos)
       }
-      return undefined
     }
-    return undefined
+    return uid
   }
 }

@@ -23,7 +23,7 @@ export const FAIR_ORDER_LIMITS: FairOrderLimits = { largeBytes: 64 * 1024, heldB
 export interface LineReader<T> {
   /** Converts the line `buf[start, end)` (throws as the watch's conversion does). */
   item(buf: Uint8Array, start: number, end: number): WatchItem<T>
-  /** The uid of an ADDED, MODIFIED or DELETED line, read cheaply; undefined when it cannot be (the line is then converted at once). */
+  /** The uid `item` will give an ADDED, MODIFIED or DELETED line (duplicated keys read as `item` reads them), without converting it; undefined when it cannot be read (the line is then converted at once). */
   eventUid(buf: Uint8Array, start: number, end: number): string | undefined
   /** The uid of a converted object. */
   uidOf(object: T): string

@@ -1,5 +1,6 @@
 // One page of a paginated LIST (docs/kube-api.md "LIST"), converted item by item to compact metas:
 // by the resource's byte-level scanner when it has one (pods), else by JSON.parse + convert.
+import { pageArray } from '../model/records.ts'
 import { systemClock, type Clock } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError } from './errors.ts'
@@ -20,6 +21,16 @@ export interface ListPage<T> {
   readonly continueToken: string
 }
 
+/** A {@link ListPage} born young (a literal's would be pretenured: src/model/records.ts). */
+class Page<T> implements ListPage<T> {
+  constructor(
+    readonly items: T[],
+    readonly dropped: number,
+    readonly resourceVersion: string,
+    readonly continueToken: string,
+  ) {}
+}
+
 /** What to fetch. */
 export interface ListPageRequest {
   /** `limit` (docs/kube-api.md: 500). */
@@ -31,6 +42,11 @@ export interface ListPageRequest {
   readonly idleTimeoutMs: number
   /** The clock of `idleTimeoutMs` and of a `Retry-After` date. Default: the system clock. */
   readonly clock?: Clock
+  /**
+   * A list after the stream's first: its items mostly equal what the consumer keeps and die with
+   * their page, so they are allocated as watch events' objects are (src/model/records.ts).
+   */
+  readonly relist?: boolean
 }
 
 type Json = Record<string, unknown>
@@ -51,20 +67,21 @@ export async function fetchListPage<T extends KubeObject>(
   const what = `${spec.name} LIST ${req.continueToken ? 'continue page' : 'first page'} (limit ${req.limit})`
   const res = await client.get(spec.path + query, { accept: spec.listAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock })
   if (res.status !== 200) throw await responseError(res, clock.now())
-  if (spec.scan === undefined) return pageOfText(spec, await res.text())
+  const listed = !req.relist
+  if (spec.scan === undefined) return pageOfText(spec, await res.text(), listed)
 
   // The byte-level path: no decoded text and no object graph for the body. Closing the response
   // once the page is read lets the client reuse the body's buffer.
   const body = await res.bytes()
   let page: ScannedList<T>
   try {
-    page = spec.scan.list(body)
+    page = spec.scan.list(body, listed)
   } catch (err) {
     // Anything else (a string past the engine's length limit, a bug) is this body's failure too.
     if (!(err instanceof JsonScanError)) throw new KubeDecodeError(`${spec.name} list: body of ${body.length} bytes cannot be read: ${String(err)}`, { cause: err })
     // JSON.parse gives the error (and its usual message); should it accept what the scanner
     // rejected, its result stands and the disagreement is counted.
-    const parsed = pageOfText(spec, new TextDecoder().decode(body))
+    const parsed = pageOfText(spec, new TextDecoder().decode(body), listed)
     spec.scan.stats.fallbacks++
     return parsed
   } finally {
@@ -73,11 +90,11 @@ export async function fetchListPage<T extends KubeObject>(
   if (page.items === undefined || !page.resourceVersion) {
     throw new KubeDecodeError(`${spec.name} list: no items or no metadata.resourceVersion`)
   }
-  return { items: page.items, dropped: page.total - page.items.length, resourceVersion: page.resourceVersion, continueToken: page.continueToken }
+  return new Page(page.items, page.total - page.items.length, page.resourceVersion, page.continueToken)
 }
 
-/** The JSON.parse path: the decoded body parsed whole, then converted item by item. */
-function pageOfText<T extends KubeObject>(spec: ResourceSpec<T>, text: string): ListPage<T> {
+/** The JSON.parse path: the decoded body parsed whole, then converted item by item (`listed`: as {@link ResourceSpec.convert}'s). */
+function pageOfText<T extends KubeObject>(spec: ResourceSpec<T>, text: string, listed: boolean): ListPage<T> {
   let body: Json
   try {
     body = JSON.parse(text) as Json
@@ -91,16 +108,11 @@ function pageOfText<T extends KubeObject>(spec: ResourceSpec<T>, text: string): 
   if (!Array.isArray(raw) || !rv) {
     throw new KubeDecodeError(`${spec.name} list: no items or no metadata.resourceVersion`)
   }
-  const items: T[] = []
+  const items = pageArray<T>()
   for (let i = 0; i < raw.length; i++) {
-    const meta = spec.convert(raw[i], true)
+    const meta = spec.convert(raw[i], listed)
     if (meta !== undefined) items.push(meta)
   }
-  return {
-    items,
-    dropped: raw.length - items.length,
-    resourceVersion: rv,
-    continueToken: typeof metadata.continue === 'string' ? metadata.continue : '',
-  }
+  return new Page(items, raw.length - items.length, rv, typeof metadata.continue === 'string' ? metadata.continue : '')
 }
 

@@ -59,7 +59,7 @@ export class PodLayout {
 
   /**
    * The value at `i` (no whitespace before) as a pod: undefined when it is not an object or has no
-   * `metadata.uid`; cur.pos = after it. `listed`: a LIST item, allocated otherwise than a watch
+   * `metadata.uid`; cur.pos = after it. `listed`: a first LIST's item, allocated otherwise than a watch
    * event's object (src/model/records.ts).
    */
   read(i: number, listed: boolean): PodMeta | undefined {

@@ -69,7 +69,7 @@ describe('scanner.list and fetchListPage', () => {
     )
     const text = JSON.stringify(listBody('PodList', pods, 9))
     const want = (JSON.parse(text) as { items: unknown[] }).items.map((o) => podMetaOf(model, o, true))
-    for (let pass = 0; pass < 2; pass++) expect(scanner.list(bytesOf(text)).items).toStrictEqual(want)
+    for (let pass = 0; pass < 2; pass++) expect(scanner.list(bytesOf(text), true).items).toStrictEqual(want)
   })
 
   it('list-level duplicates, escapes and mistypes as JSON.parse sees them', async () => {
@@ -92,7 +92,7 @@ describe('scanner.list and fetchListPage', () => {
     for (const body of bodies) {
       const want = await listVia(textSpec, [bytesOf(body)])
       expect(await listVia(podSpec, [bytesOf(body)]), body).toStrictEqual(want)
-      if (!('error' in want)) expect(scanner.list(bytesOf(body)).items).toStrictEqual(want.items)
+      if (!('error' in want)) expect(scanner.list(bytesOf(body), true).items).toStrictEqual(want.items)
     }
     // kube-apiserver's metadata-only LIST from etcd (no watch cache) answers an empty collection so.
     const empty = '{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"286"},"items":null}'
@@ -197,11 +197,11 @@ describe('scanner instances', () => {
         gotB.push(b.watchLine(line, 0, line.length))
       }),
     )
-    const gotA = [a.list(body), a.list(body)]
+    const gotA = [a.list(body, true), a.list(body, true)]
 
     const aloneA = createPodScanner(model('A:'))
     const aloneB = createPodScanner(model('B:'))
-    const wantA = [aloneA.list(body), aloneA.list(body)]
+    const wantA = [aloneA.list(body, true), aloneA.list(body, true)]
     const wantB = gotB.map((_, k) => aloneB.watchLine(lines[k % lines.length], 0, lines[k % lines.length].length))
     expect(gotB.length).toBeGreaterThan(lines.length)
     expect(gotA).toStrictEqual(wantA)

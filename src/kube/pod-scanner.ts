@@ -4,6 +4,7 @@
 // a JsonScanError exactly when JSON.parse of the decoded text would throw; the callers (list.ts,
 // watch.ts) then hand the text to JSON.parse for its error message, and count it in `stats`
 // should JSON.parse accept it.
+import { pageArray } from '../model/records.ts'
 import type { PodMeta } from '../model/types.ts'
 import { JsonCursor, keyTable } from './json-cursor.ts'
 import { PodLayout, type PodModel } from './pod-layout.ts'
@@ -39,11 +40,25 @@ export interface ScanStats {
 
 /** A byte-level converter a ResourceSpec may offer beside its JSON.parse converter. */
 export interface ByteScanner<T> {
-  /** A whole LIST response body (a BOM is skipped). Throws JsonScanError for invalid JSON. */
-  list(body: Uint8Array): ScannedList<T>
+  /**
+   * A whole LIST response body (a BOM is skipped). Throws JsonScanError for invalid JSON.
+   * `listed`: the items are allocated as a first list's, which the core keeps (else as watch
+   * events' objects, src/model/records.ts).
+   */
+  list(body: Uint8Array, listed: boolean): ScannedList<T>
   /** One watch line, `buf[start, end)` (no `\n`; a BOM is not stripped). Throws JsonScanError for invalid JSON. */
   watchLine(buf: Uint8Array, start: number, end: number): ScannedLine<T>
   readonly stats: ScanStats
+}
+
+/** A {@link ScannedList} born young (a literal's would be pretenured: src/model/records.ts). */
+class ScannedPage<T> implements ScannedList<T> {
+  constructor(
+    readonly items: T[] | undefined,
+    readonly total: number,
+    readonly resourceVersion: string,
+    readonly continueToken: string,
+  ) {}
 }
 
 const LIST_KEYS = keyTable('metadata', 'items')
@@ -59,7 +74,7 @@ class PodScanner implements ByteScanner<PodMeta> {
     this.pods = new PodLayout(this.cur, model)
   }
 
-  list(body: Uint8Array): ScannedList<PodMeta> {
+  list(body: Uint8Array, listed: boolean): ScannedList<PodMeta> {
     const cur = this.cur
     try {
       const at = cur.openText(body)
@@ -98,10 +113,10 @@ class PodScanner implements ByteScanner<PodMeta> {
                 cur.pos = cur.skipValue(cur.pos)
                 break
               }
-              items = []
+              items = pageArray()
               for (let e = cur.firstElement(cur.pos); e >= 0; e = cur.nextElement(cur.pos)) {
                 total++
-                const meta = this.pods.read(e, true)
+                const meta = this.pods.read(e, listed)
                 if (meta !== undefined) items.push(meta)
               }
               break
@@ -111,7 +126,7 @@ class PodScanner implements ByteScanner<PodMeta> {
         }
       }
       cur.expectEnd(cur.pos)
-      return { items, total: items ? total : 0, resourceVersion: rv, continueToken }
+      return new ScannedPage(items, items ? total : 0, rv, continueToken)
     } finally {
       cur.close()
     }

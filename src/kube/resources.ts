@@ -22,7 +22,8 @@ export interface ResourceSpec<T extends KubeObject> {
   readonly watchAccept: string
   /**
    * Parsed JSON object → compact meta; undefined when it has no `metadata.uid` (docs/behaviour.md §9).
-   * `listed`: a LIST item, not a watch event's object (pods allocate it otherwise: src/model/records.ts).
+   * `listed`: an item of the stream's first LIST, which the core keeps, not a watch event's object
+   * or a relist's item (pods allocate it otherwise: src/model/records.ts).
    */
   readonly convert: (obj: unknown, listed: boolean) => T | undefined
   /**

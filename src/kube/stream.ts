@@ -119,8 +119,9 @@ function httpApi<T extends KubeObject>(
     rememberWatchList(support) {
       client.watchList = support
     },
+    // Once a list is through (the stream counted its initDone), the consumer holds its objects: a relist's items mostly die with their page.
     listPage: (continueToken) =>
-      fetchListPage(client, spec, { limit: opts.pageSize ?? 500, continueToken, signal, idleTimeoutMs: silenceLimitMs, clock }),
+      fetchListPage(client, spec, { limit: opts.pageSize ?? 500, continueToken, signal, idleTimeoutMs: silenceLimitMs, clock, relist: stats.events.initDone > 0 }),
     watch: ({ resourceVersion, streamingList }) => {
       const timeoutSeconds = streamingList ? STREAMING_LIST_TIMEOUT_SECS : Math.floor(minSecs + random() * (maxSecs - minSecs))
       return openWatch(client, spec, {

@@ -54,6 +54,22 @@ describe('openWatch: large pod lines', () => {
     expect(got).toStrictEqual(['y@13 → ', 'x@11 → 11', 'x@12 → 13', 'z@14 → 14', 'BOOKMARK → 15', 'w@16 → 16'])
   })
 
+  // A large line is held by the uid JSON.parse and the scanner read: of duplicated keys, the last.
+  it.each([
+    ['uid', (t: string) => t.replace('"uid":"uid-x"', '"uid":"uid-decoy","uid":"uid-x"')],
+    ['metadata', (t: string) => t.replace('"metadata":', '"metadata":{"uid":"uid-decoy"},"metadata":')],
+    ['object', (t: string) => t.replace('"object":', '"object":{"metadata":{"uid":"uid-decoy"}},"object":')],
+  ])('a large line with a duplicated %s key: its pod\'s later events stay behind it', async (_key, twice) => {
+    const { conn, body, write } = await pushedWatch()
+    const big = twice(JSON.stringify({ type: 'ADDED', object: pod('x', 11, BIG) }))
+    expect(big).toContain('uid-decoy')
+    body.push(big + '\n')
+    write(['MODIFIED', pod('x', 12)], ['ADDED', pod('y', 13)], ['MODIFIED', pod('x', 14)])
+    const got: string[] = []
+    for (let i = 0; i < 4; i++) got.push(show(await conn.next()))
+    expect(got).toStrictEqual(['y@13 → ', 'x@11 → 11', 'x@12 → 13', 'x@14 → 14'])
+  })
+
   it('ReplicaSets (the JSON.parse path) hold large lines too', async () => {
     const body = pushedBody()
     const conn = await openWatch(body.client, replicaSetsResource(createModelContext()), { streamingList: false, resourceVersion: '1', timeoutSeconds: 60, idleTimeoutMs: 10_000 })

@@ -3,6 +3,7 @@
 // state, an error to back off on, what it learnt) and touches nothing else, and `runWatcher`, which
 // unfolds it into a stream; counting, backoff and logging are wrappers around that (stream.ts)
 // (docs/kube-api.md "Recovery algorithm", docs/behaviour.md §1, §3, §8).
+import { pageArray } from '../model/records.ts'
 import type { StreamEvent } from '../model/types.ts'
 import type { WatchListSupport } from './client.ts'
 import {
@@ -87,6 +88,22 @@ export interface StepResult<T> {
 }
 
 const NO_EVENTS: readonly never[] = []
+
+/** A LIST item's event, born young (a literal's would be pretenured: src/model/records.ts). */
+class InitApply<T> {
+  readonly type = 'initApply'
+  constructor(readonly object: T) {}
+}
+
+/** A LIST page's step, born young (a literal's would be pretenured: src/model/records.ts). */
+class PageStep<T> implements StepResult<T> {
+  constructor(
+    readonly events: readonly StreamEvent<T>[],
+    readonly next: State<T>,
+    readonly dropped: number,
+  ) {}
+}
+
 const INIT = { type: 'init' } as const
 const INIT_DONE = { type: 'initDone' } as const
 const GONE = { type: 'empty', cause: 'gone' } as const
@@ -162,11 +179,12 @@ function failure<T>(err: KubeError, retry: State<T>): StepResult<T> {
 
 /** A LIST page's events (`init` first on the first page, `initDone` after the last) and the state after it. */
 function afterPage<T>(page: ListPage<T>, first: boolean): StepResult<T> {
-  const events: StreamEvent<T>[] = first ? [INIT] : []
-  for (const object of page.items) events.push({ type: 'initApply', object })
-  if (page.continueToken) return { events, next: { type: 'listPage', continueToken: page.continueToken }, dropped: page.dropped }
+  const events = pageArray<StreamEvent<T>>()
+  if (first) events.push(INIT)
+  for (const object of page.items) events.push(new InitApply(object))
+  if (page.continueToken) return new PageStep(events, { type: 'listPage', continueToken: page.continueToken }, page.dropped)
   events.push(INIT_DONE)
-  return { events, next: { type: 'listed', resourceVersion: page.resourceVersion }, dropped: page.dropped }
+  return new PageStep(events, { type: 'listed', resourceVersion: page.resourceVersion }, page.dropped)
 }
 
 async function startList<T extends KubeObject>(

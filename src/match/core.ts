@@ -156,7 +156,7 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
 
   /** Adds or updates a pod; `listed`: a LIST item (`initApply`). */
   function podEvent(meta: PodMeta, listed: boolean, out: PodMessage[]): Pod {
-    const diff = store.find(meta, ledger.generation)
+    const diff = store.find(meta, ledger.generation, listed)
     if (diff === ABSENT) return settle(addPod(meta, listed, out))
     const pod = store.found()
     if (diff === 0) return pod // the common event: nothing kept changed, nothing owed

@@ -56,22 +56,40 @@ describe('pod store', () => {
     const same = pod('p1', ownedBy('ReplicaSet', 'r1'), { resourceVersion: '2' })
     s.settle(p1, 1)
     s.settle(p2, 1)
-    expect(s.find(same, 2)).toBe(NOT_SETTLED)
+    expect(s.find(same, 2, false)).toBe(NOT_SETTLED)
     expect(s.found()).toBe(p1)
-    expect(s.find(pod('p3', undefined), 1)).toBe(ABSENT)
+    expect(s.find(pod('p3', undefined), 1, false)).toBe(ABSENT)
     expect(s.lookup('p1')).toBe(p1)
-    expect(s.find(same, 1)).toBe(Differs.form) // nothing differs, but it is not described yet
+    expect(s.find(same, 1, false)).toBe(Differs.form) // nothing differs, but it is not described yet
     s.keep(p1, same, Differs.form)
     expect(p1.meta.sig).not.toBe('')
     expect(p1.meta.owner).toBe(p2.meta.owner)
-    expect(s.find(same, 1)).toBe(0)
+    expect(s.find(same, 1, false)).toBe(0)
     const changed = pod('p2', ownedBy('ReplicaSet', 'r1'), { ip: 0x0a000002 })
-    expect(s.find(changed, 1)).toBe(Differs.form | Differs.announced)
+    expect(s.find(changed, 1, false)).toBe(Differs.form | Differs.announced)
     expect(s.found()).toBe(p2)
     s.keep(p2, changed)
     s.keep(p1, pod('p1', ownedBy('ReplicaSet', 'r1'), { resourceVersion: '3' })) // unchanged: the kept form stays
     expect(values(s.decode(p2))).toEqual(values(changed))
     expect(values(p2.meta)).toEqual(values(changed))
+  })
+
+  it('a relist item equal to a pod kept whole finds it unchanged and leaves it whole; one that differs describes it', () => {
+    const { s, add } = store()
+    const p1 = add(pod('p1', ownedBy('ReplicaSet', 'r1')), true)
+    const whole = p1.meta
+    s.settle(p1, 1)
+    const relisted = pod('p1', ownedBy('ReplicaSet', 'r1'), { resourceVersion: '2' })
+    expect(s.find(relisted, 1, true)).toBe(0)
+    expect(s.find(relisted, 1, false)).toBe(Differs.form) // a watch event describes it
+    expect(p1.meta).toBe(whole)
+    expect(p1.meta.whole).not.toBe(relisted)
+    const changed = pod('p1', ownedBy('ReplicaSet', 'r1'), { ip: 0x0a000002 })
+    expect(s.find(changed, 1, true)).toBe(Differs.form | Differs.announced)
+    s.keep(p1, changed, Differs.form | Differs.announced)
+    expect(p1.meta.sig).not.toBe('')
+    expect(s.find(changed, 1, true)).toBe(0)
+    expect(values(s.decode(p1))).toEqual(values(changed))
   })
 
   it('decodes a described pod to its values, also right after another pod was kept', () => {
@@ -92,7 +110,7 @@ describe('pod store', () => {
     expect(p.meta.sig).toBe('')
     expect(values(s.decode(p))).toEqual(values(big))
     s.settle(p, 1)
-    expect(s.find({ ...big, resourceVersion: '2' }, 1)).toBe(Differs.pod)
+    expect(s.find({ ...big, resourceVersion: '2' }, 1, false)).toBe(Differs.pod)
     s.keep(p, { ...big, ip: 0x0a000009 })
     expect([p.meta.sig, p.meta.ip]).toEqual(['', 0x0a000009])
     const small = pod('p2', undefined, { containers: [ctr('p2-0', 'c', 'img:1')] })
@@ -109,7 +127,7 @@ describe('pod store', () => {
     for (let i = 0; i < all.length; i += 5) {
       const p = all[i + 2]!
       s.remove(all[i + 1]!) // moves later members of the probe run, p among them
-      expect(s.find(p.meta, i + 2) !== NOT_SETTLED).toBe((i + 2) % 4 !== 0)
+      expect(s.find(p.meta, i + 2, false) !== NOT_SETTLED).toBe((i + 2) % 4 !== 0)
       expect(s.found()).toBe(p)
       expect(s.lookup(all[i + 1]!.meta.uid)).toBeUndefined()
     }
@@ -120,7 +138,7 @@ describe('pod store', () => {
     expect(s.withoutIp).toBe(all.filter((q, i) => i % 5 !== 1 && i !== 0 && !q.meta.hasIp).length)
     const moved = all[3]!
     for (let i = 0; i < 1000; i++) add(pod(`grow-${i}`)) // the table grows: slots move
-    expect(s.find(moved.meta, 3)).toBe(0)
+    expect(s.find(moved.meta, 3, false)).toBe(0)
     expect(s.found()).toBe(moved)
     expect(s.all().map((q) => q.n)).toEqual([...all.filter((_, i) => i % 5 !== 1).map((q) => q.n), ...Array.from({ length: 1000 }, (_, i) => 200 + i)])
   })

@@ -2,7 +2,8 @@
 // here, behind a domain API (bench/README.md, issue 3, has the measurements):
 // - a described pod is kept as its signature (signature.ts), compared where it stands;
 // - a LIST item is kept whole, as listed, until its first watch event describes it: describing
-//   every LIST item at once made each LIST meta garbage, which V8 promoted at every scavenge;
+//   every LIST item at once made each LIST meta garbage, which V8 promoted at every scavenge; a
+//   relist's item equal to it leaves it so, for the same reason (the kept metas are old by then);
 // - the table (pod-table.ts) keeps each slot's signature and mark beside the uid's hash, so that
 //   a lookup of an unchanged, settled pod reads nothing else;
 // - pods of one owner share one OwnerRef (the model context's).
@@ -34,10 +35,11 @@ export interface PodStore<P extends StoreSlot<P>> {
    * Finds the pod with `meta`'s uid and, when it is settled for `mark` (a connection generation,
    * ledger.ts), compares it as kept with `meta`: {@link ABSENT} when there is no such pod,
    * {@link NOT_SETTLED} when it is not settled, else how they differ ({@link Differs}; 0: not at
-   * all). `Differs.form`: the pod is kept whole and the next {@link keep} describes it;
-   * `Differs.pod`: one of them cannot be described. The pod found is then {@link found}'s.
+   * all). `Differs.form`: the pod is kept whole and the next {@link keep} describes it (never for
+   * a `listed` meta equal to it: that finds 0, the pod stays whole); `Differs.pod`: one of them
+   * cannot be described. The pod found is then {@link found}'s.
    */
-  find(meta: PodMeta, mark: number): number
+  find(meta: PodMeta, mark: number, listed: boolean): number
   /** The pod the last {@link find} found (one lookup serves both: every pod event makes it). */
   found(): P
   /** The pod's values, for its messages: valid until the next decode (the strings are the caller's). */
@@ -116,17 +118,21 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
       if (before.hasIp !== form.hasIp) withoutIp += form.hasIp ? -1 : 1
       remember(pod, meta)
     },
-    find(meta, mark) {
+    find(meta, mark, listed) {
       const at = table.find(meta.uid)
       if (at < 0) return ABSENT
       foundAt = at
       if (table.markAt(at) !== mark) return NOT_SETTLED
       const sig = table.sigAt(at)
       if (sig !== '') return compareSignature(sig, meta)
+      const whole = table.entryAt(at).meta.whole!
+      // Relisted as it is kept: describing it now would leave the kept meta (old by now) as garbage, for every pod of the list at once.
+      const diff = compareMetas(whole, meta)
+      if (listed && diff === 0) return 0
       // Kept whole: the signature that describes it from now on is built here, and kept for keep.
       described = writer.write(meta)
       describedFrom = meta
-      return described !== '' ? compareMetas(table.entryAt(at).meta.whole!, meta) | Differs.form : Differs.pod
+      return described !== '' ? diff | Differs.form : Differs.pod
     },
     found: () => table.entryAt(foundAt),
     decode(pod) {

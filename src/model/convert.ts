@@ -101,8 +101,8 @@ export const SHARED_STATUSES = 64
 
 /**
  * Converts a `v1/Pod` JSON object to a {@link PodMeta}; `undefined` when it has no
- * `metadata.uid` (docs/behaviour.md §9: ignored, the caller counts it). `listed`: the object is a LIST
- * item, not a watch event's (the same meta, allocated otherwise: src/model/records.ts).
+ * `metadata.uid` (docs/behaviour.md §9: ignored, the caller counts it). `listed`: the object is an item
+ * of a first LIST, not a watch event's or a relist's (the same meta, allocated otherwise: src/model/records.ts).
  */
 export function podMetaOf(ctx: ModelContext, obj: unknown, listed = false): PodMeta | undefined {
   if (!isObject(obj) || !isObject(obj.metadata)) return undefined

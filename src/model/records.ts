@@ -3,6 +3,10 @@
 // survive, for good; a `new` of a class is always born young. So a watch event's pod, which dies
 // once the core has compared it, is built by `new`; a LIST item's pod, which the core keeps until
 // its first watch event, by a literal of its own. Both have the same properties in the same order.
+// A relist's item is built by `new` too: it mostly equals the pod the core keeps and dies with its
+// page, where a literal (pretenured by then) left 150k metas of old-space garbage a relist. So is
+// everything that holds a page's objects (its arrays, the page, its events and step): an old
+// object keeps the young ones it refers to alive through every scavenge, into old space.
 import type { ContainerMeta, OwnerRef, PodMeta } from './types.ts'
 
 class PodRecord implements PodMeta {
@@ -85,6 +89,13 @@ export const newContainerMeta = (id: string, name: string, image: string): Conta
 
 /** A controller reference (the shared ones and the fresh ones a pod comes with). */
 export const newOwnerRef = (kind: string, uid: string, name: string): OwnerRef => new OwnerRefRecord(kind, uid, name)
+
+/**
+ * An empty array for one LIST page's objects, born young whatever became of the arrays made here
+ * before (see the top of this file): an array literal whose arrays survived is pretenured for
+ * good, `new Array` is not (bench/README.md, issue 34).
+ */
+export const pageArray = <T>(): T[] => new Array<T>()
 
 /** A LIST item's meta (a literal: see the top of this file); same fields as {@link newPodMeta}. */
 export const listedPodMeta = (
