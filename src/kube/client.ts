@@ -1,6 +1,7 @@
 // The API server connection: kubeconfig / in-cluster auth via @kubernetes/client-node's KubeConfig,
 // and our own streaming requests: over node:http(s) on Node (node-transport.ts), over fetch on Deno
-// (fetch-transport.ts), the same behaviour on both.
+// (fetch-transport.ts), the same behaviour on both; on Deno, the clusters fetch cannot reach go over
+// node:https (docs/kube-api.md "kubectl parity").
 import type https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
 import { KubeAbortedError, KubeConfigError, KubeTransportError } from './errors.ts'
@@ -73,6 +74,11 @@ export function loadKubeConfig(opts: Pick<KubeClientOptions, 'kubeconfigPath' | 
   return kc
 }
 
+/** Why a cluster's requests go over node:https on Deno, said once in a warning line. */
+type NodeHttpsWhy = 'kubeconfig' | 'ca_as_server'
+
+const NODE_HTTPS_COST = 'node:https holds about twice the memory of fetch at scale (bench/README.md, issue 16)'
+
 /** Creates a client for the kubeconfig's current cluster (see {@link KubeClientOptions}). */
 export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient {
   const kc = opts.kubeConfig ?? loadKubeConfig(opts)
@@ -83,7 +89,21 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   const fetchTransport = createFetchTransport(buffers)
   // client-node puts a kubeconfig's proxy-url into a proxy agent, which only node:http(s) can use.
   const proxied = Boolean(kc.getCurrentCluster()?.proxyUrl)
-  let warned = false
+  // On Deno: fetch until the kubeconfig or the server needs node:https, then node:https for good.
+  let overNode: NodeHttpsWhy | undefined
+  const useNode = (why: NodeHttpsWhy): void => {
+    if (overNode !== undefined) return
+    overNode = why
+    const log = logger.withTag('kube')
+    if (why === 'kubeconfig') log.warn(`on Deno, a kubeconfig with insecure-skip-tls-verify, tls-server-name, a PKCS#12 bundle or proxy-url goes over node:https: ${NODE_HTTPS_COST}`)
+    else {
+      log.warn(
+        `${new URL(server).host}: the serving certificate is a CA certificate (basicConstraints CA:TRUE, e.g. made by \`openssl req -x509\`), ` +
+          `which Deno's fetch (rustls) refuses as CaUsedAsEndEntity and kubectl accepts; this cluster's requests go over node:https from now on: ` +
+          `${NODE_HTTPS_COST}. A serving certificate issued by a separate CA avoids it (docs/kube-api.md "kubectl parity")`,
+      )
+    }
+  }
   const open = async (pathAndQuery: string, req: KubeSendOptions): Promise<KubeResponse> => {
     if (req.signal?.aborted) throw new KubeAbortedError('aborted before the request')
     const headers: Record<string, string> = { Accept: req.accept, 'User-Agent': userAgent }
@@ -100,15 +120,19 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
       throw new KubeTransportError(`${TRANSPORT_REASONS.credentials}: ${message}`, { cause: err, reason: 'credentials' })
     }
     const url = new URL(server + pathAndQuery)
-    if (fetchTransport === undefined) return sendOverNode(url, options, req, buffers)
-    if (fetchTransport.canSend(url, options, proxied)) return fetchTransport.send(url, options, req)
-    if (!warned) {
-      warned = true
-      logger
-        .withTag('kube')
-        .warn('on Deno, a kubeconfig with insecure-skip-tls-verify, tls-server-name, a PKCS#12 bundle or proxy-url goes over node:https, which holds about twice the memory (bench/README.md, issue 16)')
+    if (fetchTransport === undefined || overNode !== undefined) return sendOverNode(url, options, req, buffers)
+    if (!fetchTransport.canSend(url, options, proxied)) {
+      useNode('kubeconfig')
+      return sendOverNode(url, options, req, buffers)
     }
-    return sendOverNode(url, options, req, buffers)
+    try {
+      return await fetchTransport.send(url, options, req)
+    } catch (err) {
+      // rustls refuses a serving certificate that is its own CA; Go and OpenSSL accept it.
+      if (!(err instanceof KubeTransportError && err.reason === 'tls_ca_as_server')) throw err
+      useNode('ca_as_server')
+      return sendOverNode(url, options, req, buffers)
+    }
   }
   return {
     server,

@@ -1,7 +1,9 @@
 // The API server requests over node:http(s): every request on Node, and on Deno those that fetch
-// cannot carry (insecure-skip-tls-verify, tls-server-name, PKCS#12, proxy-url; client.ts chooses).
+// cannot carry (insecure-skip-tls-verify, tls-server-name, PKCS#12, proxy-url, a CA as serving
+// certificate; client.ts chooses).
 import http from 'node:http'
 import https from 'node:https'
+import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import { concatBytes } from '../bytes.ts'
 import type { BodyBuffers } from './body-buffers.ts'
 import { KubeAbortedError, KubeTransportError, transportError } from './errors.ts'
@@ -15,7 +17,8 @@ import { bodyReaders, type KubeResponse, type KubeSendOptions } from './transpor
  */
 export function sendOverNode(url: URL, options: https.RequestOptions, opts: KubeSendOptions, buffers: BodyBuffers): Promise<KubeResponse> {
   return new Promise((resolve, reject) => {
-    const req = (url.protocol === 'http:' ? http : https).request(url, options)
+    const tls = url.protocol === 'https:' && options.rejectUnauthorized !== false ? { checkServerIdentity: checkSubjectAltNames } : {}
+    const req = (url.protocol === 'http:' ? http : https).request(url, { ...options, ...tls })
     let settled = false
     const guard = guardRequest(opts, () => req.destroy())
     req.on('error', (err) => {
@@ -39,6 +42,19 @@ export function sendOverNode(url: URL, options: https.RequestOptions, opts: Kube
     })
     req.end(opts.body)
   })
+}
+
+/**
+ * The name check of kubectl and client-go (Go's crypto/x509): against the subject alternative
+ * names only. Node still falls back to the Common Name of a certificate without them; Go refuses
+ * it, and so does the collector (the same reason on both runtimes, docs/kube-api.md "kubectl parity").
+ */
+function checkSubjectAltNames(host: string, cert: PeerCertificate): Error | undefined {
+  if (!cert.subjectaltname) {
+    const err = new Error(`certificate relies on legacy Common Name field (CN=${String(cert.subject?.CN ?? '')}), use SANs instead`)
+    return Object.assign(err, { code: 'ERR_TLS_CERT_ALTNAME_INVALID', host, cert })
+  }
+  return checkServerIdentity(host, cert)
 }
 
 function responseOf(res: http.IncomingMessage, buffers: BodyBuffers, guard: RequestGuard): KubeResponse {
