@@ -8,6 +8,7 @@ import { KubeAbortedError, KubeConfigError, KubeTransportError } from './errors.
 import { createBodyBuffers } from './body-buffers.ts'
 import { createFetchTransport } from './fetch-transport.ts'
 import { sendOverNode } from './node-transport.ts'
+import { kubeconfigFiles, readTokenFile, tokenFileOf } from './token-file.ts'
 import { TRANSPORT_REASONS } from './transport-reason.ts'
 import type { KubeRequestOptions, KubeResponse, KubeSendOptions } from './transport.ts'
 import { logger } from '../observe/log.ts'
@@ -89,6 +90,9 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   const fetchTransport = createFetchTransport(buffers)
   // client-node puts a kubeconfig's proxy-url into a proxy agent, which only node:http(s) can use.
   const proxied = Boolean(kc.getCurrentCluster()?.proxyUrl)
+  // client-node reads a token-file once, at load; kubectl and client-go read it again (rotation).
+  const userName = kc.getCurrentUser()?.name
+  const tokenFile = opts.kubeConfig === undefined && userName !== undefined ? tokenFileOf(kubeconfigFiles(opts.kubeconfigPath, process.env), userName) : undefined
   // On Deno: fetch until the kubeconfig or the server needs node:https, then node:https for good.
   let overNode: NodeHttpsWhy | undefined
   const useNode = (why: NodeHttpsWhy): void => {
@@ -113,8 +117,9 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
     }
     const options: https.RequestOptions = { method: req.method, headers }
     try {
-      // Per request, so refreshed tokens (exec plugins, projected service-account tokens) are used.
+      // Per request, so refreshed tokens (exec plugins, projected service-account tokens, token files) are used.
       await kc.applyToHTTPSOptions(options)
+      if (tokenFile !== undefined) (options.headers as Record<string, string>).Authorization = `Bearer ${await readTokenFile(tokenFile)}`
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err)
       throw new KubeTransportError(`${TRANSPORT_REASONS.credentials}: ${message}`, { cause: err, reason: 'credentials' })
