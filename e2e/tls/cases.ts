@@ -93,6 +93,17 @@ export const CASES: readonly MatrixCase[] = [
     server: { ...(await pki.ca.leaf({ cn: 'kube-apiserver', san: ['ip:127.0.0.1'], usage: 'server', validDays: [5, 10] })) },
     cluster: (url) => ({ ...byIp(url), ...caData(pki) }),
   })),
+  simple('expired serving certificate from an unknown CA (Go checks dates first)', 'tls_expired', async (_, pki) => {
+    const stranger = await createCa('unknown-ca')
+    return {
+      server: { ...(await stranger.leaf({ cn: 'kube-apiserver', san: ['ip:127.0.0.1'], usage: 'server', validDays: [-10, -5] })) },
+      cluster: (url) => ({ ...byIp(url), ...caData(pki) }),
+    }
+  }),
+  simple('expired serving certificate with tls-server-name (node:https on Deno)', 'tls_expired', async (_, pki) => ({
+    server: { ...(await pki.ca.leaf({ cn: 'kube-apiserver', san: ['dns:kube.internal'], usage: 'server', validDays: [-10, -5] })) },
+    cluster: (url) => ({ ...byIp(url), ...caData(pki), 'tls-server-name': 'kube.internal' }),
+  }), 'node:https (kubeconfig)'),
   simple('DNS-only subject alternative name, server by IP (another name)', 'tls_wrong_name', async (_, pki) => ({
     server: { ...(await pki.ca.leaf({ cn: 'kube-apiserver', san: ['dns:kube.internal'], usage: 'server' })) },
     cluster: (url) => ({ ...byIp(url), ...caData(pki) }),

@@ -6,12 +6,14 @@ import type https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
 import { KubeAbortedError, KubeConfigError, KubeTransportError } from './errors.ts'
 import { createBodyBuffers } from './body-buffers.ts'
+import { withCertificateDates } from './certificate-dates.ts'
 import { createFetchTransport } from './fetch-transport.ts'
 import { sendOverNode } from './node-transport.ts'
 import { kubeconfigFiles, readTokenFile, tokenFileOf } from './token-file.ts'
 import { TRANSPORT_REASONS } from './transport-reason.ts'
 import type { KubeRequestOptions, KubeResponse, KubeSendOptions } from './transport.ts'
 import { logger } from '../observe/log.ts'
+import { systemClock } from '../util/clock.ts'
 
 export { bodyReaders } from './transport.ts'
 export type { KubeRequestOptions, KubeResponse, KubeSendOptions } from './transport.ts'
@@ -125,6 +127,14 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
       throw new KubeTransportError(`${TRANSPORT_REASONS.credentials}: ${message}`, { cause: err, reason: 'credentials' })
     }
     const url = new URL(server + pathAndQuery)
+    try {
+      return await route(url, options, req)
+    } catch (err) {
+      // Through a proxy the certificate cannot be read directly; the reason stays as the transport said it.
+      throw proxied || req.signal?.aborted ? err : await withCertificateDates(err, url, options.servername, (req.clock ?? systemClock).now())
+    }
+  }
+  const route = async (url: URL, options: https.RequestOptions, req: KubeSendOptions): Promise<KubeResponse> => {
     if (fetchTransport === undefined || overNode !== undefined) return sendOverNode(url, options, req, buffers)
     if (!fetchTransport.canSend(url, options, proxied)) {
       useNode('kubeconfig')
