@@ -99,7 +99,7 @@ describe.concurrent('kubectl parity: the collector on Node and Deno beside kubec
         } finally {
           await collector.stop()
         }
-      })
+      }, 60_000)
     })
   }
 })
