@@ -29,7 +29,7 @@ describe('withCertificateDates', () => {
     const expired = await serve([-10, -5])
     const got = (await withCertificateDates(unknown(expired), expired, undefined, Date.now())) as KubeTransportError
     expect(got.reason).toBe('tls_expired')
-    expect(got.message).toMatch(new RegExp(`^${expired.host}: TLS: certificate expired or not yet valid \\(expired at \\d{4}-.*Z; TLS: certificate signed by an unknown authority \\(UNABLE_TO_VERIFY_LEAF_SIGNATURE`))
+    expect(got.message).toMatch(new RegExp(`^${expired.host}: TLS: certificate expired or not yet valid \\(expired at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; the TLS stack said UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate\\)$`))
     const future = await serve([5, 10])
     expect(((await withCertificateDates(unknown(future), future, undefined, Date.now())) as KubeTransportError).message).toContain('not valid before')
   })

@@ -42,6 +42,8 @@ export async function withCertificateDates(err: unknown, url: URL, servername: s
   const valid = await validityOf(url, servername)
   if (valid === undefined || (valid.from.getTime() <= now && now <= valid.to.getTime())) return err
   const when = now < valid.from.getTime() ? `not valid before ${valid.from.toISOString()}` : `expired at ${valid.to.toISOString()}`
-  const said = err.message.startsWith(`${url.host}: `) ? err.message.slice(url.host.length + 2) : err.message
-  return new KubeTransportError(`${url.host}: ${TRANSPORT_REASONS.tls_expired} (${when}; ${said})`, { cause: err, reason: 'tls_expired' })
+  // The transport's own words, without the reason it guessed: `host: <reason> (<words>)`.
+  const guessed = `${url.host}: ${TRANSPORT_REASONS.tls_unknown_authority} (`
+  const said = err.message.startsWith(guessed) && err.message.endsWith(')') ? err.message.slice(guessed.length, -1) : err.message
+  return new KubeTransportError(`${url.host}: ${TRANSPORT_REASONS.tls_expired} (${when}; the TLS stack said ${said})`, { cause: err, reason: 'tls_expired' })
 }
