@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildCluster, type ReplayCluster } from './replay/cluster.ts'
-import { churnRuntime, collectorCommand, runCollector, runtimeSuffix, syncRuntimes, type CollectorRuntime } from './replay/collector.ts'
+import { churnRuntime, collectorCommand, contenders, runCollector, runtimeSuffix, syncRuntimes, type Contender, type CollectorRuntime } from './replay/collector.ts'
 import { cpuMs, median, memMB, percentile, round, sizeLabel, sleep } from './replay/proc.ts'
 import { startReplayServer, writeKubeconfig, type ReplayServer } from './replay/server.ts'
 import { analyseStream, lz4Cli, parseCapture, pythonLz4, reframe } from './replay/wire.ts'
@@ -247,6 +247,13 @@ export async function benchInformer(opts: BenchOptions): Promise<BenchSection> {
 // ---- sync ---------------------------------------------------------------------------------------
 
 interface SyncFigures {
+  /** Bytes the reducer stand-in received from spawn to {@link SETTLE_MS} after sync, per pod (every collector, the same yardstick). */
+  sinkRawPerPod: number
+  sinkWirePerPod: number
+  /** What the sync cost the API server: requests from spawn to {@link SETTLE_MS} after sync, LIST bytes served. */
+  apiLists: number
+  apiWatches: number
+  apiListMB: number
   wallMs: number
   cpuMs: number
   peakMB: number
@@ -268,12 +275,18 @@ interface SyncFigures {
 /** Pod relists in a row after the sync: V8 collects a relist's garbage only every few of them. */
 const RELISTS = 3
 
-async function syncOnce(c: ReplayCluster, s: ReplayServer, runtime: CollectorRuntime): Promise<SyncFigures> {
-  const run = await runCollector(c, s, { runtime })
+/** A collector of the sync section: ours on a runtime, or a contender (`--contender NAME=COMMAND`). */
+type Entrant = { readonly label: string; readonly runtime: CollectorRuntime; readonly contender?: undefined } | { readonly label: string; readonly runtime?: undefined; readonly contender: Contender }
+
+async function syncOnce(c: ReplayCluster, s: ReplayServer, who: Entrant): Promise<SyncFigures> {
+  const api0 = { ...s.requests }
+  const run = await runCollector(c, s, who.contender ? { contender: who.contender } : { runtime: who.runtime })
   try {
     const t = await run.synced(60_000 + c.pods * 2)
     const m = await run.metrics()
     await sleep(SETTLE_MS)
+    const received = run.received()
+    const api = { ...s.requests }
     const mem = run.mem()
     const settled = await run.metrics()
     const mb = (name: string): number => round((settled.get(name) ?? NaN) / 2 ** 20)
@@ -290,6 +303,11 @@ async function syncOnce(c: ReplayCluster, s: ReplayServer, runtime: CollectorRun
     return {
       ...t,
       ...mem,
+      sinkRawPerPod: received.raw / c.pods,
+      sinkWirePerPod: received.wire / c.pods,
+      apiLists: api.list - api0.list,
+      apiWatches: api.watch - api0.watch,
+      apiListMB: round((api.listBytes - api0.listBytes) / 1e6),
       relistPeakMB: relist.peakMB,
       relistRssMB: relist.rssMB,
       relistHeapUsedMB: round((relisted.get('nodejs_heap_size_used_bytes') ?? NaN) / 2 ** 20),
@@ -320,9 +338,10 @@ export async function benchSync(opts: BenchOptions): Promise<BenchSection> {
   const runs = opts.quick ? 1 : 3
   for (const pods of list) {
     const c = cluster(pods)
-    const samples = new Map<CollectorRuntime, SyncFigures[]>(syncRuntimes.map((r) => [r, []]))
+    const entrants: Entrant[] = [...syncRuntimes.map((runtime) => ({ label: runtime, runtime })), ...contenders.map((contender) => ({ label: contender.name, contender }))]
+    const samples = new Map<Entrant, SyncFigures[]>(entrants.map((e) => [e, []]))
     await withServer(c, async (s) => {
-      for (let r = 0; r < runs; r++) for (const runtime of syncRuntimes) samples.get(runtime)!.push(await syncOnce(c, s, runtime))
+      for (let r = 0; r < runs; r++) for (const e of entrants) samples.get(e)!.push(await syncOnce(c, s, e))
     })
     const ceiling = await ceilingFor(pods, opts.quick)
     const informer = await informerFor(pods, opts.quick)
@@ -332,10 +351,16 @@ export async function benchSync(opts: BenchOptions): Promise<BenchSection> {
     figures[`${k}_containers`] = c.containers
     figures[`${k}_replicasets`] = c.replicaSets
     figures[`${k}_jobs`] = c.jobs
-    const by = new Map<CollectorRuntime, SyncFigures>()
-    for (const [runtime, xs] of samples) {
+    const by = new Map<string, SyncFigures>()
+    for (const [entrant, xs] of samples) {
+      const runtime = entrant.label
       const med = (pick: (f: SyncFigures) => number): number => median(xs.map(pick))
       const f: SyncFigures = {
+        sinkRawPerPod: med((x) => x.sinkRawPerPod),
+        sinkWirePerPod: med((x) => x.sinkWirePerPod),
+        apiLists: med((x) => x.apiLists),
+        apiWatches: med((x) => x.apiWatches),
+        apiListMB: med((x) => x.apiListMB),
         wallMs: med((x) => x.wallMs),
         cpuMs: med((x) => x.cpuMs),
         peakMB: med((x) => x.peakMB),
@@ -356,27 +381,43 @@ export async function benchSync(opts: BenchOptions): Promise<BenchSection> {
       figures[`${p}_cpu_ms`] = Math.round(f.cpuMs)
       figures[`${p}_peak_rss_MB`] = f.peakMB
       figures[`${p}_steady_rss_MB`] = f.rssMB
-      figures[`${p}_steady_heap_used_MB`] = f.heapUsedMB
-      figures[`${p}_steady_heap_total_MB`] = f.heapTotalMB
-      figures[`${p}_steady_external_MB`] = f.externalMB
+      if (!entrant.contender) {
+        figures[`${p}_steady_heap_used_MB`] = f.heapUsedMB
+        figures[`${p}_steady_heap_total_MB`] = f.heapTotalMB
+        figures[`${p}_steady_external_MB`] = f.externalMB
+      }
       figures[`${p}_relists_peak_rss_MB`] = f.relistPeakMB
       figures[`${p}_after_relists_rss_MB`] = f.relistRssMB
-      figures[`${p}_after_relists_heap_used_MB`] = f.relistHeapUsedMB
+      if (!entrant.contender) figures[`${p}_after_relists_heap_used_MB`] = f.relistHeapUsedMB
       figures[`${p}_reducer_connections_max`] = f.connections
-      figures[`${p}_all_raw_bytes_per_pod`] = round(f.rawPerPod)
-      figures[`${p}_all_wire_bytes_per_pod`] = round(f.lz4PerPod)
+      if (!entrant.contender) {
+        figures[`${p}_all_raw_bytes_per_pod`] = round(f.rawPerPod)
+        figures[`${p}_all_wire_bytes_per_pod`] = round(f.lz4PerPod)
+      }
+      figures[`${p}_sink_raw_bytes_per_pod`] = round(f.sinkRawPerPod)
+      figures[`${p}_sink_wire_bytes_per_pod`] = round(f.sinkWirePerPod)
+      figures[`${p}_api_list_requests`] = f.apiLists
+      figures[`${p}_api_watch_requests`] = f.apiWatches
+      figures[`${p}_api_list_MB`] = f.apiListMB
       const cpuX = round(f.cpuMs / ceiling.listCpuMs, 2)
       const rssX = round(f.rssMB / informer.rssMB, 3)
       figures[`${p}_cpu_vs_ceiling_x`] = cpuX
       figures[`${p}_cpu_vs_informer_x`] = round(f.cpuMs / informer.cpuMs, 3)
       figures[`${p}_wall_vs_informer_x`] = round(f.wallMs / informer.wallMs, 3)
       figures[`${p}_steady_rss_vs_informer_x`] = rssX
-      if (largest) {
+      if (largest && !entrant.contender) {
         targets.push(
           { name: `${k} sync CPU vs JSON.parse ceiling (${runtime})`, value: cpuX, limit: 1.5, op: '<=', unit: '×' },
           { name: `${k} steady RSS (${runtime})`, value: f.rssMB, limit: 400, op: '<=', unit: 'MB' },
           { name: `${k} steady RSS vs informer (${runtime})`, value: rssX, limit: 0.25, op: '<=', unit: '×' },
         )
+      }
+    }
+    const ours = by.get(syncRuntimes[0]!)!
+    for (const { name } of contenders) {
+      const f = by.get(name)!
+      for (const [key, pick] of [['wall', (x: SyncFigures) => x.wallMs], ['cpu', (x: SyncFigures) => x.cpuMs], ['peak_rss', (x: SyncFigures) => x.peakMB], ['steady_rss', (x: SyncFigures) => x.rssMB], ['after_relists_rss', (x: SyncFigures) => x.relistRssMB], ['sink_wire_bytes', (x: SyncFigures) => x.sinkWirePerPod]] as const) {
+        figures[`${k}_${name}_vs_${syncRuntimes[0]}_${key}_x`] = round(pick(f) / pick(ours), 2)
       }
     }
     const deno = by.get('deno')
@@ -400,6 +441,8 @@ export async function benchSync(opts: BenchOptions): Promise<BenchSection> {
       `then, ${RELISTS} times in a row, the pod watch ends with a 410 and the collector relists every pod (the next 410 as soon as the new pod watch is open): relists_peak_rss = VmHWM after the last (the peak from spawn on), after_relists_rss and _heap_used ${SETTLE_MS / 1000} s after the last new pod watch opened`,
       `median of ${runs} run(s) per runtime; all_*_bytes_per_pod = every byte the link sent (k8s_collector_link_raw/wire_bytes_sent_total: handshake, resync, pod_new_with_name, pod_container, heartbeats) / pods — the split per message, its floor and the bytes target are in the wire section`,
       `targets are checked at the largest size of the run (issue 7: 150k pods) on each runtime; issue 16: Deno's steady RSS ≤ ${DENO_VS_NODE_RSS_LIMIT}× Node's`,
+      'sink_*_bytes_per_pod = what the reducer stand-in received (wire, and decompressed) from spawn to 3 s after sync / pods, the same yardstick for every collector; api_* = requests the replay server served from spawn to 3 s after sync, and the LIST bytes',
+      ...contenders.map((x) => `contender ${x.name} = \`/bin/sh -c ${JSON.stringify(x.command)}\` with KUBECONFIG, EBPF_NET_INTAKE_HOST, EBPF_NET_INTAKE_PORT (and K8S_COLLECTOR_HOSTNAME=bench); its CPU and RSS summed over its process group; it runs in turn with ours against the same replay server and sink; no /metrics, so no heap figures and no link byte counters (sink_* instead); *_vs_${syncRuntimes[0]}_*_x = its figure / ours on ${syncRuntimes[0]}`),
     ],
   }
 }
@@ -471,6 +514,7 @@ export async function benchChurn(opts: BenchOptions): Promise<BenchSection> {
       figures[`${k}_latency_p99_ms`] = percentile(latencies, 99)
       figures[`${k}_latency_max_ms`] = percentile(latencies, 100)
       figures[`${k}_cpu_pct_at_1000_per_s`] = round(((cpu1 - cpu0) / (lastMsg - t0)) * 100)
+      figures[`${k}_cpu_ms_per_1000_events`] = round(((cpu1 - cpu0) / events.length) * 1000)
       figures[`${k}_churn_pods_announced`] = announced
       figures[`${k}_churn_bytes_per_pod_raw`] = round((b1.raw - b0.raw) / announced)
       figures[`${k}_churn_bytes_per_pod_lz4`] = round((b1.wire - b0.wire) / announced)
@@ -514,6 +558,9 @@ export async function benchChurn(opts: BenchOptions): Promise<BenchSection> {
       await run.stop()
     }
   })
+  for (const contender of contenders) {
+    await withServer(c, async (s) => Object.assign(figures, await contenderChurn(c, s, contender, k, latencyRate * latencySecs, latencyRate)))
+  }
   return {
     name: `churn${runtimeSuffix}`,
     figures,
@@ -522,8 +569,59 @@ export async function benchChurn(opts: BenchOptions): Promise<BenchSection> {
       `collector = ${collectorCommand(churnRuntime)}; ${k}-pod cluster synced first; churn = rollouts (Deployment switches ReplicaSet), 9 pod watch events per replaced pod, in waves of 500 pods`,
       'latency = Date.now() at the reducer sink (message decoded) − Date.now() when the replay server wrote the latest watch event of that pod; pod_new_with_name, pod_container and pod_delete all counted',
       `rate steps of ${stepSecs} s: kept up = sent at ≥ 95 % of the rate (no socket back-pressure) and p99 latency ≤ 1 s; the collector is one Node process (one core); a step the replay server could not send at the rate without back-pressure (bench process starved) is repeated once`,
-      'churn bytes/pod = link raw/wire bytes during the latency phase / pods announced in it (the new pods; pod_delete of the old ones included)',
+      'churn bytes/pod = link raw/wire bytes during the latency phase / pods announced in it (the new pods; pod_delete of the old ones included); cpu_ms_per_1000_events = CPU of the latency phase / its events × 1,000',
+      ...contenders.map((x) => `contender ${x.name} (\`/bin/sh -c ${JSON.stringify(x.command)}\`): a run of its own after ours, the latency phase only (the same events at the same rate, from a fresh churn stream); its deletes wait for a later event (behaviour.md §10), so its latency counts what it sent; churn_sink_wire_bytes_per_pod = bytes the sink received in the phase / pods announced`),
     ],
+  }
+}
+
+/**
+ * A contender through the first phase of the churn section only: synced, then the same churn
+ * events (a fresh stream from the listed state, as ours gets) at `rate` events/s; CPU per 1,000
+ * events, latency and wire bytes at the sink.
+ */
+async function contenderChurn(c: ReplayCluster, s: ReplayServer, contender: Contender, k: string, n: number, rate: number): Promise<Record<string, number>> {
+  const run = await runCollector(c, s, { contender })
+  try {
+    await run.synced(60_000 + c.pods * 2)
+    await s.waitPodWatchers(1, 30_000)
+    await sleep(1_000)
+    const lastSent = new Map<string, number>()
+    const latencies: number[] = []
+    run.onPodMessage = (uid, _type, at) => {
+      const t = lastSent.get(uid)
+      if (t !== undefined) latencies.push(at - t)
+    }
+    const events = c.newChurn().take(n)
+    const b0 = run.received()
+    const new0 = run.counts.podNew
+    const cpu0 = run.cpuMs()
+    await s.stream(events, rate, (uid, at) => lastSent.set(uid, at))
+    // Quiet for 1 s (its deletes wait for a later event: behaviour.md §10), at most 10 s.
+    const start = Date.now()
+    let m = run.counts.messages
+    let since = Date.now()
+    while (Date.now() - start < 10_000 && Date.now() - since < 1_000) {
+      await sleep(50)
+      if (run.counts.messages !== m) {
+        m = run.counts.messages
+        since = Date.now()
+      }
+    }
+    const cpu = run.cpuMs() - cpu0
+    const b1 = run.received()
+    const announced = run.counts.podNew - new0
+    const p = `${k}_${contender.name}`
+    return {
+      [`${p}_cpu_ms_per_1000_events`]: round((cpu / events.length) * 1000),
+      [`${p}_latency_messages`]: latencies.length,
+      [`${p}_latency_p50_ms`]: percentile(latencies, 50),
+      [`${p}_latency_p99_ms`]: percentile(latencies, 99),
+      [`${p}_churn_pods_announced`]: announced,
+      [`${p}_churn_sink_wire_bytes_per_pod`]: round((b1.wire - b0.wire) / announced),
+    }
+  } finally {
+    await run.stop()
   }
 }
 

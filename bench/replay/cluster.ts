@@ -75,8 +75,10 @@ export interface ReplayCluster {
   /** Bytes of all list items (pods + RS + jobs). */
   readonly listBytes: number
   readonly podJsonBytesAvg: number
-  /** path → list pages (items fragment only, see {@link pageBody}). */
+  /** path → list pages (items fragment only, see {@link pageBody}); owners as PartialObjectMetadata, what ours asks for. */
   readonly lists: ReadonlyMap<string, ListPages>
+  /** path → the owners as full objects, for a client that does not ask for metadata only (a contender). */
+  readonly fullOwnerLists: ReadonlyMap<string, ListPages>
   /** The list resourceVersion (every collection shares it). */
   readonly resourceVersion: number
   /** A new churn stream from the listed state (same events every time). */
@@ -95,6 +97,27 @@ export { JOBS_PATH, PODS_PATH, RS_PATH } from './paths.ts'
 
 function managedFields(manager: string, time: string, fields: Json, sub?: string): Json {
   return { manager, operation: 'Update', apiVersion: 'v1', time, fieldsType: 'FieldsV1', fieldsV1: fields, ...(sub ? { subresource: sub } : {}) }
+}
+
+/**
+ * An owner as a full ReplicaSet or Job, for clients that do not ask for PartialObjectMetadata: the
+ * same metadata plus a spec (selector, a one-container template) and a status, as the controllers
+ * write them. Smaller than a real cluster's (its template is minimal).
+ */
+function fullOwnerObject(o: Owner, rv: number): Json {
+  const isRs = o.kind === 'ReplicaSet'
+  const { metadata } = ownerObject(o, rv) as { metadata: Json }
+  const labels = isRs ? { app: o.controller.name, 'pod-template-hash': o.hash } : { 'batch.kubernetes.io/job-name': o.name, 'job-name': o.name }
+  const template = {
+    metadata: { labels },
+    spec: {
+      containers: [{ name: 'app', image: `registry.example.com/${o.controller.name}:1.0`, resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' }],
+      restartPolicy: isRs ? 'Always' : 'OnFailure', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', securityContext: {}, schedulerName: 'default-scheduler',
+    },
+  }
+  return isRs
+    ? { kind: 'ReplicaSet', apiVersion: 'apps/v1', metadata, spec: { replicas: 3, selector: { matchLabels: labels }, template }, status: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 3, availableReplicas: 3, observedGeneration: 3 } }
+    : { kind: 'Job', apiVersion: 'batch/v1', metadata, spec: { parallelism: 1, completions: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': o.uid } }, template }, status: { startTime: '2026-11-01T10:00:00Z', active: 1, ready: 1, terminating: 0, uncountedTerminatedPods: {} } }
 }
 
 function ownerObject(o: Owner, rv: number): Json {
@@ -354,21 +377,26 @@ export function buildCluster(pods: number, seed = 7): ReplayCluster {
   let podBytes = 0
   // Objects are built page by page (only 500 alive at a time): 150k rendered pods at once would
   // cost gigabytes of heap and most of the time in GC.
-  const render = <T>(path: string, kind: string, apiVersion: string, specs: readonly T[], object: (spec: T, i: number) => Json): void => {
+  const fullOwnerLists = new Map<string, ListPages>()
+  const render = <T>(path: string, kind: string, apiVersion: string, specs: readonly T[], object: (spec: T, i: number) => Json, into = lists): void => {
+    const counted = into === lists
     const fragments: Buffer[] = []
     for (let i = 0; i < specs.length; i += PAGE) {
       const parts: string[] = []
       for (let j = i; j < Math.min(specs.length, i + PAGE); j++) parts.push(JSON.stringify(object(specs[j]!, j)))
       const b = Buffer.from(parts.join(','))
-      listBytes += b.length
+      if (counted) listBytes += b.length
       if (path === PODS_PATH) podBytes += b.length
       fragments.push(b)
     }
-    lists.set(path, { kind, apiVersion, fragments, items: specs.length })
+    into.set(path, { kind, apiVersion, fragments, items: specs.length })
   }
   let orv = 500_000
   render(RS_PATH, 'PartialObjectMetadataList', 'meta.k8s.io/v1', rsList, (o) => ownerObject(o, orv++))
   render(JOBS_PATH, 'PartialObjectMetadataList', 'meta.k8s.io/v1', jobList, (o) => ownerObject(o, orv++))
+  orv = 500_000
+  render(RS_PATH, 'ReplicaSetList', 'apps/v1', rsList, (o) => fullOwnerObject(o, orv++), fullOwnerLists)
+  render(JOBS_PATH, 'JobList', 'batch/v1', jobList, (o) => fullOwnerObject(o, orv++), fullOwnerLists)
   render(PODS_PATH, 'PodList', 'v1', podList, (p, i) => podObject(p, 600_000 + i))
 
   return {
@@ -377,6 +405,7 @@ export function buildCluster(pods: number, seed = 7): ReplayCluster {
     replicaSets: rsList.length,
     jobs: jobList.length,
     listBytes,
+    fullOwnerLists,
     podJsonBytesAvg: Math.round(podBytes / podList.length),
     lists,
     resourceVersion: rv,

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import type { ReplayCluster } from './cluster.ts'
-import { cpuMs, freePort, memMB, sleep } from './proc.ts'
+import { cpuMs, freePort, groupCpuMs, groupMemMB, memMB, sleep } from './proc.ts'
 import { writeKubeconfig, type ReplayServer } from './server.ts'
 import { startSink, type SinkMessage } from './sink.ts'
 import { startCaptureProxy, type CaptureProxy } from './wire.ts'
@@ -38,6 +38,36 @@ export const syncRuntimes: readonly CollectorRuntime[] = (() => {
  */
 export const churnRuntime: CollectorRuntime = process.env.BENCH_COLLECTOR === 'deno' ? 'deno' : 'node'
 export const runtimeSuffix = churnRuntime === 'deno' ? '-deno' : ''
+
+/**
+ * Another collector run beside ours (issue 31): `npm run bench -- --contender NAME=COMMAND`,
+ * repeatable. COMMAND runs under `/bin/sh -c` with the environment the upstream collectors read
+ * (`KUBECONFIG`, `EBPF_NET_INTAKE_HOST`, `EBPF_NET_INTAKE_PORT`); its figures are named after NAME.
+ */
+export interface Contender {
+  readonly name: string
+  readonly command: string
+}
+
+/** Parses every `--contender NAME=COMMAND` of `argv`; a malformed one is a usage error. */
+export function parseContenders(argv: readonly string[]): Contender[] {
+  const out: Contender[] = []
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--contender') continue
+    const spec = argv[i + 1] ?? ''
+    const eq = spec.indexOf('=')
+    const name = spec.slice(0, eq)
+    if (eq <= 0 || !/^[a-z][a-z0-9_]*$/.test(name) || !spec.slice(eq + 1).trim()) {
+      throw new Error(`--contender ${JSON.stringify(spec)}: expected NAME=COMMAND, NAME of [a-z0-9_] starting with a letter`)
+    }
+    if (name === 'deno' || name === 'node' || out.some((c) => c.name === name)) throw new Error(`--contender ${name}: the name is taken`)
+    out.push({ name, command: spec.slice(eq + 1) })
+  }
+  return out
+}
+
+/** The contenders of this run (none unless `--contender` is given). */
+export const contenders: readonly Contender[] = parseContenders(process.argv.slice(2))
 
 /** How the collector is started on `runtime`, for the sections' notes. */
 export const collectorCommand = (runtime: CollectorRuntime): string =>
@@ -73,6 +103,8 @@ export interface CollectorRun {
   metrics(): Promise<Map<string, number>>
   mem(): { rssMB: number; peakMB: number }
   cpuMs(): number
+  /** Bytes the sink received so far, on the wire and decompressed (every connection). */
+  received(): { wire: number; raw: number }
   /** The bytes the collector sent, when started with `capture` (a relay between it and the tap). */
   readonly capture?: CaptureProxy
   stop(): Promise<void>
@@ -85,6 +117,8 @@ export interface CollectorRunOptions {
   readonly nodeArgs?: readonly string[]
   /** Relay the reducer connection through a {@link CaptureProxy} that keeps every byte. */
   readonly capture?: boolean
+  /** Run this contender instead of ours (CPU and memory of its whole process group; no /metrics). */
+  readonly contender?: Contender
 }
 
 /** Starts the tap and the collector (the clock starts at spawn). */
@@ -111,7 +145,7 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
       pods = new Set()
       containers = new Set()
       doneAt = performance.now()
-      doneCpu = cpuMs(child!.pid!)
+      doneCpu = cpuOf(child!.pid!)
       const d = done
       done = undefined
       d()
@@ -138,23 +172,42 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
   const sink = await startSink(onPod, (err) => (sinkError = err))
   const capture = opts.capture ? await startCaptureProxy(sink.port) : undefined
   const httpPort = await freePort()
+  const intakePort = String(capture?.port ?? sink.port)
+  const contender = opts.contender
   const t0 = performance.now()
-  const [command, ...prefix] = collectorArgv(opts.runtime ?? churnRuntime, opts.nodeArgs ?? [])
-  // The replay server keeps a watch open until the bench ends it (no history to resume from, so it
-  // ignores timeoutSeconds): the longest silence limit keeps idle watches open through a bench run.
-  child = spawn(
-    command!,
-    [
-      ...prefix, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', String(capture?.port ?? sink.port),
-      '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn', '--api-silence-limit-secs', '600',
-    ],
-    { stdio: ['ignore', 'inherit', 'inherit'], cwd: dir },
-  )
-  const pid = child.pid!
-  // Never leave a collector behind when the benchmark dies.
-  const reap = (): void => {
-    child?.kill('SIGKILL')
+  if (contender) {
+    // Its own process group, so that CPU and memory count whatever the command starts, and a
+    // signal reaches all of it.
+    child = spawn('/bin/sh', ['-c', contender.command], {
+      stdio: ['ignore', 'ignore', 'inherit'], cwd: dir, detached: true,
+      env: { ...process.env, KUBECONFIG: kubeconfig, EBPF_NET_INTAKE_HOST: '127.0.0.1', EBPF_NET_INTAKE_PORT: intakePort, K8S_COLLECTOR_HOSTNAME: 'bench', RUST_LOG: process.env.RUST_LOG ?? 'warn' },
+    })
+  } else {
+    const [command, ...prefix] = collectorArgv(opts.runtime ?? churnRuntime, opts.nodeArgs ?? [])
+    // The replay server keeps a watch open until the bench ends it (no history to resume from, so it
+    // ignores timeoutSeconds): the longest silence limit keeps idle watches open through a bench run.
+    child = spawn(
+      command!,
+      [
+        ...prefix, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', intakePort,
+        '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn', '--api-silence-limit-secs', '600',
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'], cwd: dir },
+    )
   }
+  const pid = child.pid!
+  const cpuOf = contender ? groupCpuMs : cpuMs
+  const memOf = contender ? groupMemMB : memMB
+  const signal = (sig: NodeJS.Signals): void => {
+    try {
+      if (contender) process.kill(-pid, sig)
+      else child!.kill(sig)
+    } catch {
+      // already gone
+    }
+  }
+  // Never leave a collector behind when the benchmark dies.
+  const reap = (): void => signal('SIGKILL')
   process.once('exit', reap)
   const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()))
 
@@ -180,6 +233,7 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
       })
     },
     async metrics() {
+      if (contender) return new Map()
       const res = await fetch(`http://127.0.0.1:${httpPort}/metrics`)
       const out = new Map<string, number>()
       for (const line of (await res.text()).split('\n')) {
@@ -190,13 +244,14 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
       return out
     },
     connections: () => sink.connections,
-    mem: () => memMB(pid),
-    cpuMs: () => cpuMs(pid),
+    received: () => ({ wire: sink.wireBytes, raw: sink.rawBytes }),
+    mem: () => memOf(pid),
+    cpuMs: () => cpuOf(pid),
     ...(capture ? { capture } : {}),
     async stop() {
-      child!.kill('SIGTERM')
+      signal('SIGTERM')
       await Promise.race([exited, sleep(6_000)])
-      if (child!.exitCode === null && child!.signalCode === null) child!.kill('SIGKILL')
+      if (child!.exitCode === null && child!.signalCode === null) signal('SIGKILL')
       process.off('exit', reap)
       await capture?.close()
       await sink.close()

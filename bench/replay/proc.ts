@@ -1,6 +1,6 @@
 // Process measurements from /proc (Linux): CPU time and RSS of another process, free ports,
 // and small statistics helpers shared by the replay sections.
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 
 const TICK_MS = 10 // USER_HZ is 100 on Linux
@@ -18,6 +18,39 @@ export function memMB(pid: number): { rssMB: number; peakMB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
   return { rssMB: Math.round(kb('VmRSS') / 102.4) / 10, peakMB: Math.round(kb('VmHWM') / 102.4) / 10 }
+}
+
+/** The pids of process group `pgid` (a contender's shell and what it started). */
+export function groupPids(pgid: number): number[] {
+  const out: number[] = []
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+      // fields after the command: state ppid pgrp …
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid) out.push(Number(d))
+    } catch {
+      // the process ended while /proc was read
+    }
+  }
+  return out
+}
+
+/** {@link cpuMs} summed over process group `pgid`: a process that exited is no longer counted. */
+export function groupCpuMs(pgid: number): number {
+  return groupPids(pgid).reduce((n, pid) => n + cpuMs(pid), 0)
+}
+
+/** {@link memMB} summed over process group `pgid` (peaks summed: exact for one process, an upper bound for more). */
+export function groupMemMB(pgid: number): { rssMB: number; peakMB: number } {
+  let rss = 0
+  let peak = 0
+  for (const pid of groupPids(pgid)) {
+    const m = memMB(pid)
+    rss += m.rssMB
+    peak += m.peakMB
+  }
+  return { rssMB: Math.round(rss * 10) / 10, peakMB: Math.round(peak * 10) / 10 }
 }
 
 /** A TCP port free right now on 127.0.0.1. */

@@ -24,15 +24,15 @@ export interface ReplayServer {
    * long writes were held up by a full socket (the client not reading).
    */
   stream(events: readonly ChurnEvent[], rate: number, onSent: (uid: string, at: number) => void): Promise<{ sentPerS: number; blockedMs: number }>
-  /** Requests served, by kind. */
-  readonly requests: { list: number; watch: number; rejected: number }
+  /** Requests served, by kind, and the bytes of the LIST pages served. */
+  readonly requests: { list: number; watch: number; rejected: number; listBytes: number }
   close(): Promise<void>
 }
 
 /** Starts the server on 127.0.0.1 (ephemeral port). */
 export async function startReplayServer(cluster: ReplayCluster): Promise<ReplayServer> {
   const watches = new Set<ServerResponse>()
-  const requests = { list: 0, watch: 0, rejected: 0 }
+  const requests = { list: 0, watch: 0, rejected: 0, listBytes: 0 }
   let waiters: Array<() => void> = []
   let watchSample = Buffer.alloc(0)
 
@@ -42,7 +42,10 @@ export async function startReplayServer(cluster: ReplayCluster): Promise<ReplayS
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': watchSample.length }).end(watchSample)
       return
     }
-    const pages = cluster.lists.get(url.pathname)
+    // A client that does not ask for metadata only (Accept: …;as=PartialObjectMetadataList…) gets
+    // full owners, as from a real server.
+    const partial = /as=PartialObjectMetadata/.test(req.headers.accept ?? '')
+    const pages = (partial ? undefined : cluster.fullOwnerLists.get(url.pathname)) ?? cluster.lists.get(url.pathname)
     if (!pages) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}')
       return
@@ -72,7 +75,9 @@ export async function startReplayServer(cluster: ReplayCluster): Promise<ReplayS
     const limit = q.get('limit')
     const token = q.get('continue')
     const body = pageBody(pages, cluster.resourceVersion, limit ? (token ? pageOfToken(token) : 0) : undefined)
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.reduce((n, b) => n + b.length, 0) })
+    const length = body.reduce((n, b) => n + b.length, 0)
+    requests.listBytes += length
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': length })
     for (const b of body) res.write(b)
     res.end()
   }

@@ -28,6 +28,10 @@ export interface Sink {
   readonly connections: number
   /** Messages of any type decoded so far. */
   readonly messages: number
+  /** Bytes received on every connection (the wire, LZ4 frames included). */
+  readonly wireBytes: number
+  /** The same bytes decompressed (the raw message stream, version_info included). */
+  readonly rawBytes: number
   close(): Promise<void>
 }
 
@@ -36,6 +40,8 @@ export async function startSink(onPod: (m: SinkMessage) => void, onError: (err: 
   const sockets = new Set<Socket>()
   let connections = 0
   let messages = 0
+  let wireBytes = 0
+  let rawBytes = 0
   const server: Server = createServer((socket) => {
     const connection = ++connections
     sockets.add(socket)
@@ -73,6 +79,7 @@ export async function startSink(onPod: (m: SinkMessage) => void, onError: (err: 
       pending = at === bytes.length ? new Uint8Array(0) : bytes.slice(at)
     }
     socket.on('data', (d: Buffer) => {
+      wireBytes += d.length
       try {
         let data: Uint8Array = d
         if (preamble) {
@@ -81,10 +88,14 @@ export async function startSink(onPod: (m: SinkMessage) => void, onError: (err: 
           const size = messageSize(head, 0)
           if (size === undefined || head.length < size) return
           messages++
+          rawBytes += size
           preamble = false
           data = head.subarray(size)
         }
-        for (const out of frames.push(data)) walk(out)
+        for (const out of frames.push(data)) {
+          rawBytes += out.length
+          walk(out)
+        }
       } catch (err) {
         socket.destroy()
         onError(err instanceof Error ? err : new Error(String(err)))
@@ -100,6 +111,12 @@ export async function startSink(onPod: (m: SinkMessage) => void, onError: (err: 
     },
     get messages() {
       return messages
+    },
+    get wireBytes() {
+      return wireBytes
+    },
+    get rawBytes() {
+      return rawBytes
     },
     async close() {
       for (const s of sockets) s.destroy()

@@ -14,7 +14,7 @@ export interface K8sObject {
     ownerReferences?: Array<{ kind: string; uid: string; name: string; controller?: boolean }>
   }
   spec?: { hostNetwork?: boolean }
-  status?: { podIP?: string; containerStatuses?: Array<{ image: string; containerID?: string; restartCount?: number }> }
+  status?: { phase?: string; podIP?: string; containerStatuses?: Array<{ image: string; containerID?: string; restartCount?: number }> }
 }
 
 /** A snapshot of the cluster: what `kubectl get pods,rs,jobs -A -o json` returns. */

@@ -9,7 +9,7 @@
 //   stop`) and the kubelet starts it again. Broader: kube-controller-manager and kube-scheduler
 //   usually lose their leases and restart too (new container ids in their pods).
 import { waitFor } from '../harness/wait.ts'
-import { exec, sleep } from './exec.ts'
+import { exec, sleep } from '../harness/exec.ts'
 import type { Kubectl } from './setup.ts'
 
 export type DisruptMode = 'network' | 'apiserver'

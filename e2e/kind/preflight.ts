@@ -3,7 +3,7 @@
 // `docker info` with a short deadline.
 import { accessSync, constants, statSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
-import { exec } from './exec.ts'
+import { exec } from '../harness/exec.ts'
 
 /** The tools `npm run e2e` needs, with where to get each. */
 export const TOOLS = [

@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers'
 import type { DisruptMode } from './disrupt.ts'
-import { exec, retry } from './exec.ts'
+import { exec, retry } from '../harness/exec.ts'
 
 /** Everything the suite's fixtures are named after; resolved once from the environment. */
 export interface KindSuiteConfig {
@@ -33,18 +33,15 @@ export const KIND_NETWORK = 'kind'
 const TAP_LABEL = { key: 'io.k8s-collector.e2e', value: 'tap' } as const
 export const TAP_INGEST_PORT = 8000
 export const TAP_HTTP_PORT = 8080
-/** kind/collector.yaml's namespace and pod label (`app=…`). */
+/** kind/collector.yaml's namespace, its Deployment's name, and its pods' label selector. */
 export const COLLECTOR_NAMESPACE = 'k8s-collector'
 export const COLLECTOR_APP = 'k8s-collector'
+export const COLLECTOR_SELECTOR = 'app.kubernetes.io/name=k8s-collector,app.kubernetes.io/instance=k8s-collector'
 /** The leader-election Lease of kind/collector.yaml's replicas (the default `--lease-name`, in their namespace). */
 export const COLLECTOR_LEASE = 'k8s-collector'
 
-/** Runs kubectl against the suite's cluster. */
-export type Kubectl = (args: readonly string[], opts?: { input?: string; timeoutMs?: number }) => Promise<string>
-
-export function createKubectl(kubeconfig: string): Kubectl {
-  return (args, opts = {}) => exec('kubectl', ['--kubeconfig', kubeconfig, ...args], { input: opts.input, timeoutMs: opts.timeoutMs ?? 60_000 })
-}
+import type { Kubectl } from '../harness/kubectl.ts'
+export { createKubectl, type Kubectl } from '../harness/kubectl.ts'
 
 /**
  * Reuses the cluster called `clusterName` when `kind get clusters` lists it, else creates it from
@@ -142,24 +139,22 @@ export async function startTapContainer(image: string, keep: boolean): Promise<T
 }
 
 /**
- * kind/collector.yaml with its placeholders filled in: `image: IMAGE` and the value REDUCER_HOST
- * of EBPF_NET_INTAKE_HOST (comment lines are left alone). Throws when one is no longer there.
+ * kind/collector.yaml (the chart's default rendering) with the image and the reducer host filled
+ * in: the container's `image:` and the value of EBPF_NET_INTAKE_HOST. Throws when either is not
+ * found exactly once.
  */
 export function collectorManifest(root: string, image: string, reducerHost: string): string {
   const text = readFileSync(join(root, 'kind', 'collector.yaml'), 'utf8')
-  const seen = { IMAGE: 0, REDUCER_HOST: 0 }
-  const out = text
-    .split('\n')
-    .map((line) => {
-      if (line.trimStart().startsWith('#')) return line
-      return line.replace(/\b(IMAGE|REDUCER_HOST)\b/g, (m) => {
-        const name = m as keyof typeof seen
-        seen[name]++
-        return name === 'IMAGE' ? image : reducerHost
-      })
-    })
-    .join('\n')
-  for (const [name, n] of Object.entries(seen)) if (n === 0) throw new Error(`kind/collector.yaml has no ${name} placeholder any more`)
+  const fields = [
+    { name: 'image', pattern: /^(\s+image: ).*$/gm, value: image },
+    { name: 'EBPF_NET_INTAKE_HOST', pattern: /^(\s+- name: EBPF_NET_INTAKE_HOST\n\s+value: ).*$/gm, value: reducerHost },
+  ]
+  let out = text
+  for (const f of fields) {
+    const n = [...out.matchAll(f.pattern)].length
+    if (n !== 1) throw new Error(`kind/collector.yaml has ${n} ${f.name} fields, expected 1`)
+    out = out.replace(f.pattern, (_, head: string) => head + JSON.stringify(f.value))
+  }
   return out
 }
 

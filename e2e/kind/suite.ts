@@ -11,7 +11,7 @@ import { haScenario } from './ha.ts'
 import { checkCollectorEvents } from './events.ts'
 import {
   buildAndLoadImage,
-  COLLECTOR_APP,
+  COLLECTOR_SELECTOR,
   COLLECTOR_NAMESPACE,
   collectorManifest,
   controlPlaneNode,
@@ -91,7 +91,7 @@ async function prepareSnapshot(cluster: KindCluster, kubectl: Kubectl): Promise<
 
 /** The collector replicas' last log lines (when deployed), each prefixed by its pod, to read a failure by. */
 async function showCollectorLog(kubectl: Kubectl): Promise<void> {
-  const logs = await kubectl(['logs', '-n', COLLECTOR_NAMESPACE, '-l', `app=${COLLECTOR_APP}`, '--prefix', '--tail=30', '--request-timeout=10s']).catch(() => '')
+  const logs = await kubectl(['logs', '-n', COLLECTOR_NAMESPACE, '-l', COLLECTOR_SELECTOR, '--prefix', '--tail=30', '--request-timeout=10s']).catch(() => '')
   if (logs) log(`collector log (last 30 lines of each replica):\n${logs.trimEnd()}`)
 }
 

@@ -6,7 +6,7 @@ import type { ClusterObjects } from '../harness/expect.ts'
 export type ApiDisruption = 'drop-watches' | 'gone' | 'stall'
 
 export interface E2eCluster {
-  readonly name: 'sim' | 'kind'
+  readonly name: 'sim' | 'kind' | 'k8s'
   /** The hostname the collector sends in `connect` (how its connections are found in the tap). */
   readonly collectorHostname: string
   /** How long convergence may take after a change, ms (real clusters pull images and schedule). */

@@ -125,7 +125,7 @@ export const scenarios: readonly Scenario[] = [
       const announced = await waitFor('a ticker pod announced as CronJob-owned', async () => {
         const r = (await state()).find((e) => e.type === 'pod_new_with_name' && e.fields.ownerName === 'ticker')
         return r ? r : undefined
-      }, { timeoutMs: cluster.settleMs + (cluster.name === 'kind' ? 90_000 : 0) })
+      }, { timeoutMs: cluster.settleMs + (cluster.name === 'sim' ? 0 : 90_000) })
       assert.equal(announced.fields.ownerKind, OwnerKindCode.CronJob)
       await waitFor('the ticker pod deleted after its Job is cleaned up', async () =>
         (await state()).some((e) => e.type === 'pod_delete' && e.fields.uid === announced.fields.uid) ? true : undefined,

@@ -1,13 +1,13 @@
 // The simulator backend of the e2e scenarios: the API simulator in process (its mini controllers
 // play the cluster), and the tap and the collector as local processes built from dist/.
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { EventPage, TapState } from '../../src/tap/index.ts'
 import { startSimulator, type Simulator } from '../sim/index.ts'
 import type { ClusterObjects } from '../harness/expect.ts'
-import { freePort, root, RUNTIMES, startCollector, type CollectorProcess } from '../harness/process.ts'
+import { startTapProcess } from '../harness/tap-process.ts'
+import { root, RUNTIMES, startCollector, type CollectorProcess } from '../harness/process.ts'
 import { waitFor } from '../harness/wait.ts'
 import type { ApiDisruption, E2eCluster } from './cluster.ts'
 
@@ -22,36 +22,6 @@ export interface SimBackend extends E2eCluster {
   close(): Promise<void>
   /** The collector's stderr so far (for failure messages). */
   collectorLog(): string
-}
-
-/** A running tap process (`node dist/cli.mjs tap`). */
-interface TapProcess {
-  child: ChildProcess
-  stop(): Promise<void>
-}
-
-async function startTapProcess(tcpPort: number, httpPort: number): Promise<TapProcess> {
-  const child = spawn(process.execPath, [join(root, 'dist', 'cli.mjs'), 'tap', '--listen', `127.0.0.1:${tcpPort}`, '--http', `127.0.0.1:${httpPort}`, '--log-level', 'warn'], {
-    stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' },
-  })
-  let err = ''
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  await waitFor('the tap to serve', async () => {
-    if (child.exitCode !== null) throw new Error(`the tap exited with ${child.exitCode}: ${err}`)
-    try {
-      return (await fetch(`http://127.0.0.1:${httpPort}/healthz`)).ok ? true : undefined
-    } catch {
-      return undefined
-    }
-  }, { timeoutMs: 15_000 })
-  return {
-    child,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM')
-      await exited
-    },
-  }
 }
 
 /**
@@ -69,13 +39,12 @@ export async function startSimBackend(workload: readonly object[], runtime = 'no
   const sim = await startSimulator({ nodes: 3, podStartDelayMs: 100, podStopDelayMs: 100, jobRunMs: 3_600_000 })
   await sim.writeKubeconfig(kubeconfig)
   const hostname = 'e2e-sim'
-  const tcpPort = await freePort()
-  const httpPort = await freePort()
-  let tap = await startTapProcess(tcpPort, httpPort)
+  const tap = await startTapProcess()
+  const tcpPort = tap.ingestPort
   let collector: CollectorProcess | undefined
 
   const tapGet = async <T>(path: string): Promise<T> => {
-    const res = await fetch(`http://127.0.0.1:${httpPort}${path}`)
+    const res = await fetch(`${tap.url()}${path}`)
     if (!res.ok) throw new Error(`tap ${path}: HTTP ${res.status}`)
     return (await res.json()) as T
   }
@@ -106,10 +75,7 @@ export async function startSimBackend(workload: readonly object[], runtime = 'no
     },
     tapState: () => tapGet<TapState>('/state'),
     tapEvents: (since) => tapGet<EventPage>(`/events?since=${since}&limit=100000`),
-    async restartReducer() {
-      await tap.stop()
-      tap = await startTapProcess(tcpPort, httpPort)
-    },
+    restartReducer: () => tap.restart(),
     async restartCollector() {
       if (collector && collector.child.exitCode === null && collector.child.signalCode === null) {
         const gone = new Promise((r) => collector!.child.once('exit', r))

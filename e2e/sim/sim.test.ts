@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import https from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AppsV1Api, CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node'
+import { KubeConfig } from '@kubernetes/client-node'
+import { clientNodeListWatch } from '../harness/client-node-checks.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSimulator, type Simulator } from './index.ts'
 import { kubectl as kubectlWith, raw as rawWith, until, watchLines as watchWith } from './test-client.ts'
@@ -55,29 +56,8 @@ describe('clients', () => {
   it('client-node lists with pagination and watches ADDED, MODIFIED, DELETED', async () => {
     const kc = new KubeConfig()
     kc.loadFromString(sim.kubeconfig())
-    const core = kc.makeApiClient(CoreV1Api)
-    const apps = kc.makeApiClient(AppsV1Api)
-    await apps.createNamespacedDeployment({ namespace: 'default', body: deployment('cn', 3) as any })
-    await until('3 running cn pods', () => sim.list('pods', 'default').filter((p) => p.metadata.labels?.app === 'cn' && p.status.phase === 'Running').length === 3)
-    const first = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=cn', limit: 2 })
-    expect(first.items).toHaveLength(2)
-    expect(first.metadata?._continue).toBeTruthy()
-    const rest = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=cn', limit: 2, _continue: first.metadata!._continue })
-    expect(rest.items).toHaveLength(1)
-    expect(rest.metadata?._continue).toBeFalsy()
-    expect(rest.metadata?.resourceVersion).toBe(first.metadata?.resourceVersion)
-
-    const events: string[] = []
-    const watch = new Watch(kc)
-    const req = await watch.watch('/api/v1/namespaces/default/pods', { resourceVersion: first.metadata!.resourceVersion, labelSelector: 'app=cn' },
-      (type, obj) => events.push(`${type} ${obj.metadata.name}`), () => {})
-    const victim = first.items[0].metadata!.name!
-    await core.deleteNamespacedPod({ name: victim, namespace: 'default' })
-    await until('DELETED of the victim', () => events.includes(`DELETED ${victim}`))
-    expect(events).toContain(`MODIFIED ${victim}`) // deletionTimestamp, then containers terminated
-    await until('a replacement ADDED', () => events.some((e) => e.startsWith('ADDED ')))
-    req.abort()
-    await apps.deleteNamespacedDeployment({ name: 'cn', namespace: 'default' })
+    await clientNodeListWatch(kc, deployment('cn', 3), () =>
+      until('3 running cn pods', () => sim.list('pods', 'default').filter((p) => p.metadata.labels?.app === 'cn' && p.status.phase === 'Running').length === 3))
   })
 })
 

@@ -14,7 +14,7 @@ describe('watch layer on Deno', () => {
       events: ['init', 'initApply@9', 'initDone', 'apply@11', 'apply@12', 'delete@13'],
       abortEnded: true,
       socketClosed: true,
-      stats: { watchRestarts: 2, errors: { network: 1 }, phase: 'stopped' },
+      stats: { watchRestarts: 2, errors: { reset: 1 }, phase: 'stopped' },
       ok: true,
     })
     expect(status).toBe(0)

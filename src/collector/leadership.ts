@@ -48,7 +48,7 @@ export function createLeadership(deps: LeadershipDeps): Leadership {
   const transitions = deps.registry.counter({ name: 'k8s_collector_leader_transitions_total', help: 'Times this replica became leader or stopped leading.' })
   const errors = deps.registry.counter({
     name: 'k8s_collector_lease_api_errors_total',
-    help: 'Failed Lease requests, by request and HTTP status or failure kind (403: RBAC does not allow the Lease; network …).',
+    help: 'Failed Lease requests, by request and HTTP status or failure kind (403: RBAC does not allow the Lease; refused, tls_unknown_authority … as docs/kube-api.md "Transport failures" lists).',
     labelNames: ['op', 'status'],
   })
   const conflicts = deps.registry.counter({ name: 'k8s_collector_lease_conflicts_total', help: 'Lease writes that lost a race to another writer (409), by request.', labelNames: ['op'] })

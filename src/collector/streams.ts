@@ -80,7 +80,8 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
     'k8s_collector_watch_api_errors_total',
     'status',
     'Failed list and watch requests, by stream and status: the HTTP status code (403, 410, 429, 500 …, in-stream ERROR events included) ' +
-      'or network (refused, reset, TLS), peer_silent (nothing received for the silence limit, docs/behaviour.md §12), ' +
+      'or the transport failure\'s reason (tls_unknown_authority, tls_expired, tls_wrong_name, tls_ca_as_server, tls_handshake, dns, refused, reset, timeout, ' +
+      'unreachable, proxy, credentials, network: docs/kube-api.md "Transport failures"), peer_silent (nothing received for the silence limit, docs/behaviour.md §12), ' +
       'malformed (a body or line that is not JSON, docs/behaviour.md §9), short_watch (a watch ended at once without a line), ' +
       'initial_events_timeout (a streaming list without its end bookmark in time).',
     (s) => s.errors,

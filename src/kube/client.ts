@@ -1,16 +1,22 @@
 // The API server connection: kubeconfig / in-cluster auth via @kubernetes/client-node's KubeConfig,
-// and our own streaming GET: over node:http(s) on Node, over fetch on Deno (fetch-transport.ts), the
-// same behaviour on both.
-import http from 'node:http'
-import https from 'node:https'
+// and our own streaming requests: over node:http(s) on Node (node-transport.ts), over fetch on Deno
+// (fetch-transport.ts), the same behaviour on both; on Deno, the clusters fetch cannot reach go over
+// node:https (docs/kube-api.md "kubectl parity").
+import type https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
-import { KubeAbortedError, KubeConfigError, KubeTransportError, type KubeError } from './errors.ts'
-import { concatBytes } from '../bytes.ts'
-import { createBodyBuffers, type BodyBuffers } from './body-buffers.ts'
+import { KubeAbortedError, KubeConfigError, KubeTransportError } from './errors.ts'
+import { createBodyBuffers } from './body-buffers.ts'
+import { withCertificateDates } from './certificate-dates.ts'
 import { createFetchTransport } from './fetch-transport.ts'
-import { guardRequest, type RequestGuard } from './request-guard.ts'
+import { sendOverNode } from './node-transport.ts'
+import { kubeconfigFiles, readTokenFile, tokenFileOf } from './token-file.ts'
+import { TRANSPORT_REASONS } from './transport-reason.ts'
+import type { KubeRequestOptions, KubeResponse, KubeSendOptions } from './transport.ts'
 import { logger } from '../observe/log.ts'
-import type { Clock } from '../util/clock.ts'
+import { systemClock } from '../util/clock.ts'
+
+export { bodyReaders } from './transport.ts'
+export type { KubeRequestOptions, KubeResponse, KubeSendOptions } from './transport.ts'
 
 /** How `createKubeClient` finds the API server and credentials. */
 export interface KubeClientOptions {
@@ -31,50 +37,6 @@ export interface KubeClientOptions {
 
 /** What this client has learnt about the server's streaming-list support (remembered per server). */
 export type WatchListSupport = 'unknown' | 'supported' | 'unsupported'
-
-/** One GET request's options. */
-export interface KubeRequestOptions {
-  /** The `Accept` header. */
-  readonly accept: string
-  /** Aborting destroys the socket; pending and later reads reject with {@link KubeAbortedError}. */
-  readonly signal?: AbortSignal
-  /**
-   * No bytes (headers or body) for this long → the request is torn down and fails with
-   * {@link KubeIdleTimeoutError} (the silence rule, docs/behaviour.md §12).
-   */
-  readonly idleTimeoutMs: number
-  /** What the request is, for that error's message (e.g. `watch from resourceVersion 12`). Default `request`. */
-  readonly what?: string
-  /** The clock of `idleTimeoutMs`. Default: the system clock. */
-  readonly clock?: Clock
-}
-
-/** A response whose body is read chunk by chunk; read it to the end or `close()` it. */
-export interface KubeResponse {
-  readonly status: number
-  /** A response header (lower-case name), joined when repeated. */
-  header(name: string): string | undefined
-  /** The next body chunk; null at the clean end. Rejects with a {@link KubeError}. */
-  read(): Promise<Uint8Array | null>
-  /** The whole remaining body as text; only the first `maxChars` are kept (default: all). */
-  text(maxChars?: number): Promise<string>
-  /**
-   * The whole remaining body as bytes, undecoded; only the first `maxBytes` are kept (default: all),
-   * the rest is drained. The bytes stay valid until `close()`: closing a response read this way
-   * lets the client reuse its buffer for a later body.
-   */
-  bytes(maxBytes?: number): Promise<Uint8Array>
-  /** Destroys the connection; pending and later reads reject with `reason` (default: aborted). After `bytes()`, releases its buffer. */
-  close(reason?: KubeError): void
-}
-
-/** One request of any method, with an optional body; src/kube/request.ts builds JSON requests on it. */
-export interface KubeSendOptions extends KubeRequestOptions {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
-  /** The body's `Content-Type` (default `application/json`). */
-  readonly contentType?: string
-  readonly body?: Uint8Array
-}
 
 /** A connection to one API server. */
 export interface KubeClient {
@@ -115,6 +77,11 @@ export function loadKubeConfig(opts: Pick<KubeClientOptions, 'kubeconfigPath' | 
   return kc
 }
 
+/** Why a cluster's requests go over node:https on Deno, said once in a warning line. */
+type NodeHttpsWhy = 'kubeconfig' | 'ca_as_server'
+
+const NODE_HTTPS_COST = 'node:https holds about twice the memory of fetch at scale (bench/README.md, issue 16)'
+
 /** Creates a client for the kubeconfig's current cluster (see {@link KubeClientOptions}). */
 export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient {
   const kc = opts.kubeConfig ?? loadKubeConfig(opts)
@@ -125,7 +92,24 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   const fetchTransport = createFetchTransport(buffers)
   // client-node puts a kubeconfig's proxy-url into a proxy agent, which only node:http(s) can use.
   const proxied = Boolean(kc.getCurrentCluster()?.proxyUrl)
-  let warned = false
+  // client-node reads a token-file once, at load; kubectl and client-go read it again (rotation).
+  const userName = kc.getCurrentUser()?.name
+  const tokenFile = opts.kubeConfig === undefined && userName !== undefined ? tokenFileOf(kubeconfigFiles(opts.kubeconfigPath, process.env), userName) : undefined
+  // On Deno: fetch until the kubeconfig or the server needs node:https, then node:https for good.
+  let overNode: NodeHttpsWhy | undefined
+  const useNode = (why: NodeHttpsWhy): void => {
+    if (overNode !== undefined) return
+    overNode = why
+    const log = logger.withTag('kube')
+    if (why === 'kubeconfig') log.warn(`on Deno, a kubeconfig with insecure-skip-tls-verify, tls-server-name, a PKCS#12 bundle or proxy-url goes over node:https: ${NODE_HTTPS_COST}`)
+    else {
+      log.warn(
+        `${new URL(server).host}: the serving certificate is a CA certificate (basicConstraints CA:TRUE, e.g. made by \`openssl req -x509\`), ` +
+          `which Deno's fetch (rustls) refuses as CaUsedAsEndEntity and kubectl accepts; this cluster's requests go over node:https from now on: ` +
+          `${NODE_HTTPS_COST}. A serving certificate issued by a separate CA avoids it (docs/kube-api.md "kubectl parity")`,
+      )
+    }
+  }
   const open = async (pathAndQuery: string, req: KubeSendOptions): Promise<KubeResponse> => {
     if (req.signal?.aborted) throw new KubeAbortedError('aborted before the request')
     const headers: Record<string, string> = { Accept: req.accept, 'User-Agent': userAgent }
@@ -135,154 +119,40 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
     }
     const options: https.RequestOptions = { method: req.method, headers }
     try {
-      // Per request, so refreshed tokens (exec plugins, projected service-account tokens) are used.
+      // Per request, so refreshed tokens (exec plugins, projected service-account tokens, token files) are used.
       await kc.applyToHTTPSOptions(options)
+      if (tokenFile !== undefined) (options.headers as Record<string, string>).Authorization = `Bearer ${await readTokenFile(tokenFile)}`
     } catch (err) {
-      throw new KubeTransportError(`credentials: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+      const message = err instanceof Error ? err.message : String(err)
+      throw new KubeTransportError(`${TRANSPORT_REASONS.credentials}: ${message}`, { cause: err, reason: 'credentials' })
     }
     const url = new URL(server + pathAndQuery)
-    if (fetchTransport === undefined) return send(url, options, req, buffers)
-    if (fetchTransport.canSend(url, options, proxied)) return fetchTransport.send(url, options, req)
-    if (!warned) {
-      warned = true
-      logger
-        .withTag('kube')
-        .warn('on Deno, a kubeconfig with insecure-skip-tls-verify, tls-server-name, a PKCS#12 bundle or proxy-url goes over node:https, which holds about twice the memory (bench/README.md, issue 16)')
+    try {
+      return await route(url, options, req)
+    } catch (err) {
+      // Through a proxy the certificate cannot be read directly; the reason stays as the transport said it.
+      throw proxied || req.signal?.aborted ? err : await withCertificateDates(err, url, options.servername, (req.clock ?? systemClock).now())
     }
-    return send(url, options, req, buffers)
+  }
+  const route = async (url: URL, options: https.RequestOptions, req: KubeSendOptions): Promise<KubeResponse> => {
+    if (fetchTransport === undefined || overNode !== undefined) return sendOverNode(url, options, req, buffers)
+    if (!fetchTransport.canSend(url, options, proxied)) {
+      useNode('kubeconfig')
+      return sendOverNode(url, options, req, buffers)
+    }
+    try {
+      return await fetchTransport.send(url, options, req)
+    } catch (err) {
+      // rustls refuses a serving certificate that is its own CA; Go and OpenSSL accept it.
+      if (!(err instanceof KubeTransportError && err.reason === 'tls_ca_as_server')) throw err
+      useNode('ca_as_server')
+      return sendOverNode(url, options, req, buffers)
+    }
   }
   return {
     server,
     watchList: opts.streamingList === 'never' ? 'unsupported' : 'unknown',
     get: (pathAndQuery, req) => open(pathAndQuery, { ...req, method: 'GET' }),
     send: open,
-  }
-}
-
-function send(url: URL, options: https.RequestOptions, opts: KubeSendOptions, buffers: BodyBuffers): Promise<KubeResponse> {
-  return new Promise((resolve, reject) => {
-    const req = (url.protocol === 'http:' ? http : https).request(url, options)
-    let settled = false
-    const guard = guardRequest(opts, () => req.destroy())
-    req.on('error', (err) => {
-      if (settled) return // reported through the body reader
-      settled = true
-      guard.cleanup()
-      reject(guard.closedBy() ?? new KubeTransportError(`${url.host}: ${err.message}`, { cause: err }))
-    })
-    req.on('close', () => {
-      // Some runtimes close a destroyed request without an 'error' event.
-      if (settled) return
-      settled = true
-      guard.cleanup()
-      reject(guard.closedBy() ?? new KubeTransportError(`${url.host}: connection closed before the response`))
-    })
-    req.on('response', (res) => {
-      settled = true
-      guard.kick()
-      res.on('error', () => {}) // surfaced by read(); never an unhandled 'error' event
-      resolve(responseOf(res, buffers, guard))
-    })
-    req.end(opts.body)
-  })
-}
-
-function responseOf(res: http.IncomingMessage, buffers: BodyBuffers, guard: RequestGuard): KubeResponse {
-  const chunks = res[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
-  let done = false
-  const finish = (): void => {
-    done = true
-    guard.cleanup()
-  }
-  const read = async (): Promise<Uint8Array | null> => {
-    if (done) {
-      const reason = guard.closedBy()
-      if (reason) throw reason
-      return null
-    }
-    guard.kick()
-    let r: IteratorResult<Uint8Array>
-    try {
-      r = await chunks.next()
-    } catch (err) {
-      finish()
-      throw guard.closedBy() ?? new KubeTransportError(`response body: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
-    }
-    if (r.done) {
-      finish()
-      const reason = guard.closedBy()
-      if (reason) throw reason
-      // Node reports a connection closed before the last chunk as an error; be strict on every runtime.
-      if (!res.complete) throw new KubeTransportError('response body ended before its end marker')
-      return null
-    }
-    guard.kick()
-    return r.value
-  }
-  const readers = bodyReaders(read)
-  // The buffer bytes() returned, until close().
-  let pooled: Uint8Array | undefined
-  return {
-    status: res.statusCode ?? 0,
-    header(name) {
-      const v = res.headers[name.toLowerCase()]
-      return Array.isArray(v) ? v.join(', ') : v
-    },
-    read,
-    text: readers.text,
-    async bytes(maxBytes) {
-      const got = await readers.chunks(maxBytes)
-      // One chunk is handed out as it is; more are joined in a buffer of the pool.
-      if (got.chunks.length > 1) pooled = buffers.take(got.length)
-      return concatBytes(got.chunks, got.length, pooled)
-    },
-    close(reason = new KubeAbortedError('closed')) {
-      if (pooled) buffers.give(pooled)
-      pooled = undefined
-      if (done) return
-      finish()
-      guard.close(reason)
-    },
-  }
-}
-
-/**
- * `text()` and `bytes()` of a response, from its chunk reader, and `chunks()`, the body's chunks
- * as read: all read to the end, keep the first `max` characters/bytes and drain the rest, so the
- * connection ends cleanly.
- */
-export function bodyReaders(read: () => Promise<Uint8Array | null>): Pick<KubeResponse, 'text' | 'bytes'> & {
-  chunks(maxBytes?: number): Promise<{ chunks: Uint8Array[]; length: number }>
-} {
-  const chunks = async (maxBytes = Number.POSITIVE_INFINITY): Promise<{ chunks: Uint8Array[]; length: number }> => {
-    const parts: Uint8Array[] = []
-    let length = 0
-    for (let chunk = await read(); chunk !== null; chunk = await read()) {
-      if (length >= maxBytes) continue
-      parts.push(chunk)
-      length += chunk.length
-    }
-    return { chunks: parts, length: Math.min(length, maxBytes) }
-  }
-  return {
-    chunks,
-    async text(maxChars = Number.POSITIVE_INFINITY) {
-      const decoder = new TextDecoder('utf-8')
-      const parts: string[] = []
-      let length = 0
-      for (let chunk = await read(); chunk !== null; chunk = await read()) {
-        if (length >= maxChars) continue
-        const s = decoder.decode(chunk, { stream: true })
-        parts.push(s)
-        length += s.length
-      }
-      parts.push(decoder.decode())
-      const text = parts.join('')
-      return text.length > maxChars ? text.slice(0, maxChars) : text
-    },
-    async bytes(maxBytes) {
-      const got = await chunks(maxBytes)
-      return concatBytes(got.chunks, got.length)
-    },
   }
 }

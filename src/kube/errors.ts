@@ -1,5 +1,6 @@
 // The watch layer's error types, one per failure site, and the predicates recovery decides on
 // (style.md §7, docs/kube-api.md "Recovery algorithm").
+import { TRANSPORT_REASONS, transportFailure, type TransportReason } from './transport-reason.ts'
 
 /** The API server answered with a non-success HTTP status (or an in-stream `ERROR` Status). */
 export class KubeApiError extends Error {
@@ -24,9 +25,28 @@ export class KubeApiError extends Error {
   }
 }
 
-/** The connection failed: refused, reset, TLS failure, or the body ended inside a line. */
+/**
+ * The connection failed: refused, reset, TLS failure, or the body ended inside a line. `reason`
+ * says why in one of a fixed set of words (transport-reason.ts); the message names it too.
+ */
 export class KubeTransportError extends Error {
   override name = 'KubeTransportError'
+  readonly reason: TransportReason
+
+  constructor(message: string, opts: { cause?: unknown; reason?: TransportReason } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause })
+    this.reason = opts.reason ?? 'network'
+  }
+}
+
+/**
+ * The error of a request to `host` that failed with `err` (any runtime's shape): its reason read
+ * from the cause chain, and a message that says it, e.g. `10.0.0.1:6443: TLS: certificate signed
+ * by an unknown authority (invalid peer certificate: UnknownIssuer)` (never a bare `fetch failed`).
+ */
+export function transportError(host: string, err: unknown): KubeTransportError {
+  const { reason, detail } = transportFailure(err)
+  return new KubeTransportError(`${host}: ${TRANSPORT_REASONS[reason]} (${detail})`, { cause: err, reason })
 }
 
 /**
@@ -82,13 +102,13 @@ export function isUnavailable(err: unknown): boolean {
   return err instanceof KubeApiError && !err.inStream && (err.status === 403 || err.status === 404)
 }
 
-/** A short label for counters: the HTTP status, or the error class for non-HTTP failures. */
+/** A short label for counters: the HTTP status, the transport failure's reason, or the error class for other failures. */
 export function errorLabel(err: KubeError): string {
   switch (err.name) {
     case 'KubeApiError':
       return String((err as KubeApiError).status)
     case 'KubeTransportError':
-      return 'network'
+      return (err as KubeTransportError).reason
     case 'KubeIdleTimeoutError':
       return 'peer_silent'
     case 'KubeInitialEventsTimeoutError':
@@ -115,6 +135,6 @@ export function toKubeError(err: unknown): KubeError {
   ) {
     return err
   }
-  const message = err instanceof Error ? err.message : String(err)
-  return new KubeTransportError(message, { cause: err })
+  const { reason, detail } = transportFailure(err)
+  return new KubeTransportError(reason === 'network' ? detail : `${TRANSPORT_REASONS[reason]} (${detail})`, { cause: err, reason })
 }

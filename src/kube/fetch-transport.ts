@@ -4,9 +4,9 @@
 // 150k pods glibc held ~300 MB of them after the sync (bench/README.md, "Issue 16: Deno memory").
 import type https from 'node:https'
 import type { BodyBuffers } from './body-buffers.ts'
-import { bodyReaders, type KubeResponse, type KubeSendOptions } from './client.ts'
-import { KubeAbortedError, KubeTransportError, type KubeError } from './errors.ts'
+import { KubeAbortedError, transportError, type KubeError } from './errors.ts'
 import { guardRequest, type RequestGuard } from './request-guard.ts'
+import { bodyReaders, type KubeResponse, type KubeSendOptions } from './transport.ts'
 
 /** The part of Deno's API this transport uses (the project is typed for Node). */
 interface DenoHttpApi {
@@ -89,7 +89,7 @@ async function send(url: URL, options: https.RequestOptions, opts: KubeSendOptio
     res = await fetch(url, { method: opts.method, headers: headersOf(options), body: opts.body, redirect: 'manual', signal: ac.signal, client } as RequestInit)
   } catch (err) {
     guard.cleanup()
-    throw guard.closedBy() ?? new KubeTransportError(`${url.host}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+    throw guard.closedBy() ?? transportError(url.host, err)
   }
   guard.kick()
   return responseOf(res, buffers, guard)
@@ -108,7 +108,7 @@ function responseOf(res: Response, buffers: BodyBuffers, guard: RequestGuard): K
   }
   const failed = (err: unknown): KubeError => {
     finish()
-    return guard.closedBy() ?? new KubeTransportError(`response body: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+    return guard.closedBy() ?? transportError('response body', err)
   }
   /**
    * Reads into `view`, which the read detaches: the bytes read, as a view of the same memory

@@ -103,10 +103,11 @@ function pageOfText<T extends KubeObject>(spec: ResourceSpec<T>, text: string, l
   }
   const metadata = (typeof body?.metadata === 'object' && body.metadata !== null ? body.metadata : {}) as Json
   const rv = typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : ''
-  if (!Array.isArray(body?.items) || !rv) {
+  // `items: null` is an empty list (a Go nil slice: kube-apiserver's metadata-only LIST from etcd).
+  const raw = body?.items === null ? [] : body?.items
+  if (!Array.isArray(raw) || !rv) {
     throw new KubeDecodeError(`${spec.name} list: no items or no metadata.resourceVersion`)
   }
-  const raw = body.items as unknown[]
   const items = pageArray<T>()
   for (let i = 0; i < raw.length; i++) {
     const meta = spec.convert(raw[i], listed)

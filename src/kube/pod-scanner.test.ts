@@ -80,6 +80,8 @@ describe('scanner.list and fetchListPage', () => {
       '{"metadata":[],"items":[]}',
       '{"metadata":{"resourceVersion":""},"items":[]}',
       '{"metadata":{"resourceVersion":"1"},"items":{}}',
+      '{"metadata":{"resourceVersion":"1"},"items":null}',
+      '{"metadata":{"resourceVersion":"1"},"items":[{"metadata":{"uid":"a"}}],"items":null}',
       '{"metadata":{"resourceVersion":"1"},"items":[]} x',
       '{"metadata":{"resourceVersion":"1"},"items":[{"metadata":{"uid":"\\z"}}]}',
       '[]',
@@ -92,6 +94,9 @@ describe('scanner.list and fetchListPage', () => {
       expect(await listVia(podSpec, [bytesOf(body)]), body).toStrictEqual(want)
       if (!('error' in want)) expect(scanner.list(bytesOf(body), true).items).toStrictEqual(want.items)
     }
+    // kube-apiserver's metadata-only LIST from etcd (no watch cache) answers an empty collection so.
+    const empty = '{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"286"},"items":null}'
+    for (const spec of [podSpec, textSpec]) expect(await listVia(spec, [bytesOf(empty)])).toMatchObject({ items: [], resourceVersion: '286' })
     const before = podSpec.scan!.stats.fallbacks
     const bad = await listVia(podSpec, [bytesOf('{"items":[1,]}')])
     expect(bad).toMatchObject({ error: expect.stringMatching(/^KubeDecodeError: pods list: body is not JSON \(14 chars\)/) })

@@ -11,7 +11,7 @@ import { PodLayout, type PodModel } from './pod-layout.ts'
 
 /** One scanned LIST page. */
 export interface ScannedList<T> {
-  /** Converted items in order (no uid → left out); undefined when `items` is not an array. */
+  /** Converted items in order (no uid → left out); empty for `items: null`; undefined when `items` is neither an array nor null. */
   readonly items: T[] | undefined
   /** Elements of `items` (converted or not). */
   readonly total: number
@@ -101,6 +101,13 @@ class PodScanner implements ByteScanner<PodMeta> {
               break
             case 1:
               total = 0
+              // `null`: an empty list as Go encodes a nil slice (kube-apiserver's metadata-only
+              // LIST served from etcd, docs/kube-api.md "Metadata only").
+              if (body[cur.pos] === 110) {
+                cur.pos = cur.skipValue(cur.pos)
+                items = []
+                break
+              }
               if (body[cur.pos] !== 91) {
                 items = undefined
                 cur.pos = cur.skipValue(cur.pos)

@@ -1,6 +1,6 @@
 // What ends a request besides its own end: the idle timeout, the caller's abort signal, close().
 // Both transports (node:http(s) in client.ts, fetch in fetch-transport.ts) take one per request.
-import type { KubeRequestOptions } from './client.ts'
+import type { KubeRequestOptions } from './transport.ts'
 import { KubeAbortedError, KubeIdleTimeoutError, type KubeError } from './errors.ts'
 import { startWatchdog } from './watchdog.ts'
 import { systemClock } from '../util/clock.ts'

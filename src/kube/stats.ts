@@ -35,7 +35,7 @@ export interface WatchStats {
   watchRestarts: number
   /** Watch connections ended, and requests torn down by the silence rule, by cause. */
   readonly disconnects: Record<WatchDisconnectCause, number>
-  /** Failures by label: HTTP status (`'410'`, `'429'`, `'500'` …) or `network`, `peer_silent`, `malformed`, `short_watch`, `initial_events_timeout`. */
+  /** Failures by label: HTTP status (`'410'`, `'429'`, `'500'` …) or a transport reason (`refused`, `tls_unknown_authority` …, transport-reason.ts), `peer_silent`, `malformed`, `short_watch`, `initial_events_timeout`. */
   readonly errors: Record<string, number>
   /** Objects ignored because they had no `metadata.uid` (docs/behaviour.md §9). */
   droppedNoUid: number

@@ -157,7 +157,7 @@ describe('watch recovery', () => {
     collect(stream)
     const [, , again] = await api.waitForRequests(3)
     expect(rvOf(again)).toBe('10')
-    expect(stream.stats.errors).toEqual({ network: 1 })
+    expect(stream.stats.errors).toEqual({ reset: 1 })
     expect(stream.stats.disconnects).toEqual({ peer_closed: 0, peer_silent: 0, error: 1 })
   })
 

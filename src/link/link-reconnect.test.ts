@@ -142,7 +142,12 @@ describe('reducer link: reconnecting (docs/behaviour.md §7)', () => {
 
   it('gives up an attempt after the connect timeout (resolve + connect)', async () => {
     const never: Lookup = () => new Promise(() => {})
-    const link = running({ host: 'blackhole.example', port: 8000, hostname: 'h', connectTimeoutMs: 30, ...fast }, undefined, { lookup: never })
+    // The jitter is fixed: a drawn delay of 0 would let the same advance() run the retry too, and
+    // the link would be connecting again, not in backoff (1 run in 20 with Math.random).
+    const link = running({ host: 'blackhole.example', port: 8000, hostname: 'h', connectTimeoutMs: 30, ...fast }, undefined, {
+      lookup: never,
+      random: () => 0.5,
+    })
     // The attempt's timer starts once the link has begun it (real promise turns, however slow the machine).
     await until(() => link.state === 'connecting' && link.clock.pending > 0, 'the attempt started')
     await link.clock.advance(29)

@@ -58,6 +58,11 @@ export const errors = {
       causes: [{ reason: causeReason(type), message: `${type}: ${detail}`, field }],
     }),
   badRequest: (message: string) => new SimApiError(400, 'BadRequest', message),
+  /** A ListOptions field refused (apimachinery ValidateListOptions): 422 Invalid, no object name. */
+  listOptions: (field: string, detail: string) =>
+    new SimApiError(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${field}: Forbidden: ${detail}`, {
+      group: 'meta.k8s.io', kind: 'ListOptions', causes: [{ reason: 'FieldValueForbidden', message: `Forbidden: ${detail}`, field }],
+    }),
   unauthorized: () => new SimApiError(401, 'Unauthorized', 'Unauthorized'),
   forbidden: (r: ResourceInfo | undefined, verb: string, namespace: string | undefined) =>
     new SimApiError(403, 'Forbidden',

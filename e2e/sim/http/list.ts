@@ -15,6 +15,8 @@ import { renderTable } from './table.ts'
 export async function handleList(
   ctx: ServerContext, res: ServerResponse, r: ResourceInfo, namespace: string | undefined, q: ListQuery, rep: Representation,
 ): Promise<void> {
+  // apimachinery ValidateListOptions for a LIST: streaming lists are watches only.
+  if (q.sendInitialEvents !== undefined) throw errors.listOptions('sendInitialEvents', 'sendInitialEvents is forbidden for list')
   const current = ctx.store.resourceVersion
   let entries: readonly Entry[]
   let rv: number
@@ -53,6 +55,12 @@ export async function handleList(
   }
   if (rep === 'table') {
     sendJson(res, 200, renderTable(r.kind, items, listMeta))
+    return
+  }
+  // kube-apiserver encodes an empty metadata-only list's items as a Go nil slice: null (seen on
+  // v1.37.2, e2e/k8s/differential.test.ts); full-object lists keep [].
+  if (rep === 'meta' && items.length === 0) {
+    sendJson(res, 200, JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: null }))
     return
   }
   const head = rep === 'meta'

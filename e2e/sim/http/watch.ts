@@ -1,7 +1,7 @@
 // WATCH: resume from a resourceVersion (in-stream 410 when too old), synthetic ADDED for RV unset/0, and
 // streaming lists with the end-of-snapshot bookmark or a 422 when WatchList is off (docs/kube-api.md WATCH, Streaming lists).
 import type { ServerResponse } from 'node:http'
-import { errors, SimApiError } from '../api/errors.ts'
+import { errors } from '../api/errors.ts'
 import type { ResourceInfo } from '../api/resources.ts'
 import { viewEntry } from '../api/views.ts'
 import type { ServerContext } from './context.ts'
@@ -54,10 +54,7 @@ export function handleWatch(
 
 /** ListOptions validation of a watch (apimachinery ValidateListOptions): 422 Invalid. */
 function validateWatch(ctx: ServerContext, q: ListQuery): void {
-  const invalid = (field: string, detail: string) =>
-    new SimApiError(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${field}: Forbidden: ${detail}`, {
-      group: 'meta.k8s.io', kind: 'ListOptions', causes: [{ reason: 'FieldValueForbidden', message: `Forbidden: ${detail}`, field }],
-    })
+  const invalid = errors.listOptions
   if (q.sendInitialEvents !== undefined) {
     if (!ctx.config.watchList) {
       throw invalid('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled')

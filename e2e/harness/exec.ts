@@ -1,5 +1,4 @@
-// Runs the kind suite's command-line tools (docker, kind, kubectl) as child processes with
-// deadlines and readable failures.
+// Runs command-line tools (kubectl, docker, kind …) as child processes with deadlines and readable failures.
 import { spawn } from 'node:child_process'
 
 export interface ExecOptions {

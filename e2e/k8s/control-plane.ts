@@ -1,0 +1,238 @@
+// The real Kubernetes control plane on loopback (issue 30): etcd, kube-apiserver,
+// kube-controller-manager and kube-scheduler of the pinned release, with TLS, client certificates,
+// service-account tokens and Node,RBAC authorization as in a kubeadm cluster, and N kwok fake nodes
+// that play the kubelet's part in the API (kwok-stages.yaml).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { freePort } from '../harness/process.ts'
+import { waitFor } from '../harness/wait.ts'
+import { resolveBinaries, type Binaries } from './binaries.ts'
+import { createApiClient, type ApiClient } from './api-client.ts'
+import { kubeconfigYaml, type Credentials } from './kubeconfig.ts'
+import { createControlPlanePki, SERVICE_CIDR, type ControlPlanePki } from './pki.ts'
+import { Supervisor, type Component } from './processes.ts'
+
+const here = dirname(fileURLToPath(import.meta.url))
+
+export interface ControlPlaneOptions {
+  /** Fake nodes (default 3). */
+  readonly nodes?: number
+  /** Keep certificates, etcd data and logs here (not removed at stop); default a temporary folder that is. */
+  readonly stateDir?: string
+  /** kube-apiserver's (and the controllers') `--feature-gates`. */
+  readonly featureGates?: string
+  /** More kube-apiserver flags (`--watch-cache=false`, `--max-requests-inflight=…`). */
+  readonly apiserverArgs?: readonly string[]
+  /** Progress lines (default: none). */
+  readonly log?: (line: string) => void
+  readonly env?: NodeJS.ProcessEnv
+}
+
+/** A running control plane. */
+export interface ControlPlane {
+  /** `https://127.0.0.1:<port>`. */
+  readonly url: string
+  /** The server's version as it reports it (`v1.37.2`). */
+  readonly version: string
+  readonly pki: ControlPlanePki
+  readonly dir: string
+  readonly binaries: Binaries
+  /** The admin kubeconfig (client certificate, system:masters). */
+  readonly adminKubeconfig: string
+  readonly nodeNames: readonly string[]
+  /** An HTTPS client with the admin's certificate. */
+  readonly admin: ApiClient
+  /** The etcd client URL (plain HTTP on loopback). */
+  readonly etcdUrl: string
+  /** A kubeconfig (YAML text) for this server (or `server`, a proxy in front of it) with `credentials`. */
+  kubeconfigFor(credentials: Credentials, server?: string): string
+  /** Writes {@link kubeconfigFor} to a file in the state folder; returns its path. */
+  writeKubeconfig(name: string, credentials: Credentials, server?: string): string
+  /**
+   * Stops kube-apiserver (SIGKILL: connections cut; `graceful`: SIGTERM, watches ended cleanly as in
+   * a rolling upgrade), runs `meanwhile`, starts it again on the same port; resolves once it is ready.
+   */
+  restartApiServer(meanwhile?: () => Promise<void>, opts?: { graceful?: boolean }): Promise<void>
+  /** SIGKILLs kube-apiserver and leaves it down (an outage of any length); {@link startApiServer} ends it. */
+  stopApiServer(): Promise<void>
+  /** Starts kube-apiserver again on the same port after {@link stopApiServer}; resolves once it is ready. */
+  startApiServer(): Promise<void>
+  /** etcd's current revision, then compacts its history up to it (what kube-apiserver does every 5 min). */
+  compactEtcd(): Promise<number>
+  /** The pids of the components still running. */
+  pids(): number[]
+  /** Stops every component (newest first); removes the state unless `stateDir` was given. */
+  stop(): Promise<void>
+}
+
+/** The pod range the fake nodes' `podCIDR`s are cut from, one /24 a node. */
+const CLUSTER_CIDR_PREFIX = '10.244'
+
+/** A fake node's InternalIP (an address in objects only: nothing is sent to it). */
+const nodeIp = (i: number) => `172.18.0.${i + 2}`
+
+/** Starts the control plane; resolves once every node is Ready and the `default` ServiceAccount exists. */
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const log = opts.log ?? (() => {})
+  const env = opts.env ?? process.env
+  const binaries = resolveBinaries(env)
+  const dir = opts.stateDir ?? mkdtempSync(join(tmpdir(), 'k8s-control-plane-'))
+  const logs = join(dir, 'logs')
+  mkdirSync(logs, { recursive: true })
+  const supervisor = new Supervisor(logs)
+  try {
+    return await boot({ ...opts, log }, binaries, dir, supervisor)
+  } catch (err) {
+    await supervisor.stopAll(2_000)
+    if (!opts.stateDir) rmSync(dir, { recursive: true, force: true })
+    throw err
+  }
+}
+
+async function boot(opts: ControlPlaneOptions & { log: (line: string) => void }, binaries: Binaries, dir: string, supervisor: Supervisor): Promise<ControlPlane> {
+  const { log } = opts
+  const nodes = opts.nodes ?? 3
+  const started = Date.now()
+  const pki = await createControlPlanePki(join(dir, 'pki'))
+  const [etcdPort, peerPort, apiPort, kcmPort, schedPort, kwokPort] = await Promise.all([0, 1, 2, 3, 4, 5].map(() => freePort()))
+  const url = `https://127.0.0.1:${apiPort}`
+  const etcdUrl = `http://127.0.0.1:${etcdPort}`
+  const gates = opts.featureGates ? [`--feature-gates=${opts.featureGates}`] : []
+
+  const kubeconfigFor = (credentials: Credentials, server = url) => kubeconfigYaml(server, pki.caPem, credentials)
+  const writeKubeconfig = (name: string, credentials: Credentials, server = url) => {
+    const file = join(dir, `${name}.kubeconfig`)
+    writeFileSync(file, kubeconfigFor(credentials, server), { mode: 0o600 })
+    return file
+  }
+  const adminKubeconfig = writeKubeconfig('admin', { certFile: pki.clients.admin.cert, keyFile: pki.clients.admin.key })
+  const admin = createApiClient(url, { ca: pki.caPem, certFile: pki.clients.admin.cert, keyFile: pki.clients.admin.key })
+  const exitedEarly = (c: Component) => c.exited.then(({ code, signal }) => {
+    throw new Error(`${c.name} exited (${signal ?? code}) while starting:\n${c.logTail()}`)
+  })
+
+  // etcd: one member, plain HTTP on loopback, no fsync (test data).
+  const etcdArgs = [
+    '--name=default', `--data-dir=${join(dir, 'etcd')}`,
+    `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
+    `--listen-peer-urls=http://127.0.0.1:${peerPort}`, `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+    `--initial-cluster=default=http://127.0.0.1:${peerPort}`, '--unsafe-no-fsync', '--log-level=warn',
+  ]
+  const etcd = supervisor.start('etcd', binaries.etcd, etcdArgs)
+  await Promise.race([exitedEarly(etcd), waitFor('etcd to be healthy', async () => {
+    const res = await fetch(`${etcdUrl}/health`).catch(() => undefined)
+    return res?.ok ? true : undefined
+  }, { timeoutMs: 30_000 })])
+  log(`control-plane: etcd ready (${etcdUrl})`)
+
+  const apiserverArgs = [
+    `--etcd-servers=${etcdUrl}`, '--bind-address=127.0.0.1', `--secure-port=${apiPort}`, '--advertise-address=127.0.0.1',
+    // The `kubernetes` Service's endpoints may not be loopback addresses: nothing in-cluster dials it here.
+    '--endpoint-reconciler-type=none',
+    `--tls-cert-file=${pki.servingCert}`, `--tls-private-key-file=${pki.servingKey}`, `--client-ca-file=${pki.caCert}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--service-account-key-file=${pki.saPub}`, `--service-account-signing-key-file=${pki.saKey}`,
+    `--service-cluster-ip-range=${SERVICE_CIDR}`, '--authorization-mode=Node,RBAC', '--allow-privileged=true',
+    `--cert-dir=${join(dir, 'apiserver-certs')}`, '--profiling=false', ...gates, ...(opts.apiserverArgs ?? []),
+  ]
+  let apiserver = supervisor.start('kube-apiserver', binaries['kube-apiserver'], apiserverArgs)
+  const apiReady = (c: Component) => Promise.race([exitedEarly(c), waitFor('kube-apiserver to be ready', async () => {
+    const res = await admin.request('GET', '/readyz').catch(() => undefined)
+    return res?.status === 200 ? true : undefined
+  }, { timeoutMs: 90_000, intervalMs: 250 })])
+  await apiReady(apiserver)
+  const version = ((await admin.json('GET', '/version')) as { gitVersion: string }).gitVersion
+  log(`control-plane: kube-apiserver ${version} ready (${url})`)
+
+  const componentKubeconfig = (name: 'controller-manager' | 'scheduler') =>
+    writeKubeconfig(name, { certFile: pki.clients[name].cert, keyFile: pki.clients[name].key })
+  const kcmConfig = componentKubeconfig('controller-manager')
+  const kcm = supervisor.start('kube-controller-manager', binaries['kube-controller-manager'], [
+    `--kubeconfig=${kcmConfig}`, `--authentication-kubeconfig=${kcmConfig}`, `--authorization-kubeconfig=${kcmConfig}`,
+    '--bind-address=127.0.0.1', `--secure-port=${kcmPort}`, `--cert-dir=${join(dir, 'kcm-certs')}`,
+    `--service-account-private-key-file=${pki.saKey}`, `--root-ca-file=${pki.caCert}`,
+    `--cluster-signing-cert-file=${pki.caCert}`, `--cluster-signing-key-file=${pki.caKey}`,
+    '--use-service-account-credentials=true', '--leader-elect=false', `--service-cluster-ip-range=${SERVICE_CIDR}`,
+    '--allocate-node-cidrs=false', ...gates,
+  ])
+  const schedConfig = componentKubeconfig('scheduler')
+  const scheduler = supervisor.start('kube-scheduler', binaries['kube-scheduler'], [
+    `--kubeconfig=${schedConfig}`, `--authentication-kubeconfig=${schedConfig}`, `--authorization-kubeconfig=${schedConfig}`,
+    '--bind-address=127.0.0.1', `--secure-port=${schedPort}`, `--cert-dir=${join(dir, 'scheduler-certs')}`, '--leader-elect=false', ...gates,
+  ])
+  // The stages with the nodes' kubelet version filled in: the server's own, as a real kubelet of this release reports.
+  const stages = join(dir, 'kwok-stages.yaml')
+  writeFileSync(stages, readFileSync(join(here, 'kwok-stages.yaml'), 'utf8').replaceAll('KUBELET_VERSION', version))
+  const kwok = supervisor.start('kwok', binaries.kwok, [
+    `--kubeconfig=${adminKubeconfig}`, `--config=${stages}`,
+    '--manage-all-nodes=false', '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+    `--server-address=127.0.0.1:${kwokPort}`, '--node-lease-duration-seconds=40',
+  ])
+
+  const nodeNames = Array.from({ length: nodes }, (_, i) => `node-${i + 1}`)
+  for (const [i, name] of nodeNames.entries()) {
+    // 409: the node is there already (a state folder reused); kwok takes it over again.
+    const created = await admin.request('POST', '/api/v1/nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name,
+        labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', type: 'kwok' },
+        annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
+      },
+      spec: { podCIDR: `${CLUSTER_CIDR_PREFIX}.${i + 1}.0/24`, podCIDRs: [`${CLUSTER_CIDR_PREFIX}.${i + 1}.0/24`] },
+      status: { addresses: [{ type: 'InternalIP', address: nodeIp(i) }, { type: 'Hostname', address: name }] },
+    })
+    if (created.status !== 201 && created.status !== 409) throw new Error(`creating node ${name}: HTTP ${created.status} ${created.body.slice(0, 300)}`)
+  }
+  const components = [kcm, scheduler, kwok]
+  await Promise.race([...components.map(exitedEarly), waitFor(`${nodes} nodes Ready and the default ServiceAccount`, async () => {
+    const list = (await admin.json('GET', '/api/v1/nodes').catch(() => undefined)) as { items: Array<{ status?: { conditions?: Array<{ type: string; status: string }> } }> } | undefined
+    const ready = list?.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length ?? 0
+    if (ready < nodes) return undefined
+    const sa = await admin.request('GET', '/api/v1/namespaces/default/serviceaccounts/default').catch(() => undefined)
+    return sa?.status === 200 ? true : undefined
+  }, { timeoutMs: 120_000, intervalMs: 250 })])
+  log(`control-plane: ${nodes} nodes Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+
+  return {
+    url,
+    version,
+    pki,
+    dir,
+    binaries,
+    adminKubeconfig,
+    nodeNames,
+    admin,
+    etcdUrl,
+    kubeconfigFor,
+    writeKubeconfig,
+    async restartApiServer(meanwhile, opts = {}) {
+      await (opts.graceful ? apiserver.stop(60_000) : apiserver.kill())
+      await meanwhile?.()
+      apiserver = supervisor.start('kube-apiserver', binaries['kube-apiserver'], apiserverArgs)
+      await apiReady(apiserver)
+    },
+    async stopApiServer() {
+      await apiserver.kill()
+    },
+    async startApiServer() {
+      apiserver = supervisor.start('kube-apiserver', binaries['kube-apiserver'], apiserverArgs)
+      await apiReady(apiserver)
+    },
+    async compactEtcd() {
+      const range = (await (await fetch(`${etcdUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: 'AA==' }) })).json()) as { header: { revision: string } }
+      const revision = Number(range.header.revision)
+      const res = await fetch(`${etcdUrl}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) })
+      if (!res.ok) throw new Error(`etcd compaction to ${revision}: HTTP ${res.status} ${await res.text()}`)
+      return revision
+    },
+    pids: () => supervisor.pids(),
+    async stop() {
+      await supervisor.stopAll()
+      if (!opts.stateDir) rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
