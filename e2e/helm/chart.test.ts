@@ -66,11 +66,26 @@ describe('charts/k8s-collector with the real helm', () => {
     ['a misspelt top-level key', ['--set', 'replicas=2'], /additional properties 'replicas' not allowed/],
     ['a memory limit that is no quantity', ['--set', 'resources.limits.memory=lots'], /at '\/resources\/limits\/memory': 'lots' does not match pattern/],
     ['a digest that is not sha256', ['--set', 'image.digest=latest'], /at '\/image\/digest'/],
+    ['a dashboard sidecar label that is no label name', ['--set', 'grafanaDashboard.sidecarLabel=grafana dashboard'], /at '\/grafanaDashboard\/sidecarLabel': 'grafana dashboard' does not match pattern/],
+    ['a sidecar label value given as a number (--set, not --set-string)', ['--set', 'grafanaDashboard.sidecarLabelValue=1'], /at '\/grafanaDashboard\/sidecarLabelValue': got number, want string/],
+    ['a dashboard namespace in capitals', ['--set', 'grafanaDashboard.namespace=Monitoring'], /at '\/grafanaDashboard\/namespace': 'Monitoring' does not match pattern/],
   ])('values.schema.json refuses %s with a message naming it', async (_what, args, message) => {
     const { code, stderr } = await templateError(args)
     assert.equal(code, 1, stderr)
     assert.match(stderr, /values don't meet the specifications of the schema/)
     assert.match(stderr, message)
+  })
+
+  it('holds the Grafana dashboard, byte for byte, in a ConfigMap for the sidecar only when enabled', async () => {
+    const configMaps = async (args: string[]) =>
+      (loadAllYaml(await template(args)) as Array<{ kind: string; metadata: { name: string; namespace: string; labels: Record<string, string> }; data: Record<string, string> }>)
+        .filter((d) => d.kind === 'ConfigMap')
+    assert.deepEqual(await configMaps([]), [], 'no ConfigMap by default')
+    const [cm, ...more] = await configMaps(['--set', 'grafanaDashboard.enabled=true', '--set', 'grafanaDashboard.namespace=monitoring'])
+    assert.equal(more.length, 0)
+    assert.deepEqual([cm!.metadata.name, cm!.metadata.namespace, cm!.metadata.labels.grafana_dashboard], ['k8s-collector-dashboard', 'monitoring', '1'])
+    assert.deepEqual(Object.keys(cm!.data), ['k8s-collector.json'])
+    assert.equal(cm!.data['k8s-collector.json'], readFileSync(join(root, 'deploy', 'grafana', 'k8s-collector.json'), 'utf8'))
   })
 
   it('kind/collector.yaml is the chart rendered with default values (npx tsx scripts/collector-manifest.ts)', async () => {

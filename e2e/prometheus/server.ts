@@ -1,6 +1,6 @@
 // Debian's `prometheus` as a child process on loopback (issue 32): scraping given targets every
 // second, evaluating a rules file every second, its storage in a temporary folder, read through
-// its HTTP API (/api/v1/alerts, /api/v1/rules, /api/v1/targets).
+// its HTTP API (/api/v1/alerts, /api/v1/rules, /api/v1/targets, /api/v1/query, label values).
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -22,8 +22,18 @@ export interface ScrapeTarget {
   readonly labels: Record<string, string>
 }
 
+/** One series of an instant query's result: its labels and its value as Prometheus spells it ("1", "NaN", "+Inf"). */
+export interface PromSample {
+  readonly metric: Record<string, string>
+  readonly value: string
+}
+
 export interface PrometheusServer {
   readonly url: string
+  /** Evaluates `expr` now (/api/v1/query); rejects with Prometheus' error for a query it refuses. */
+  query(expr: string): Promise<PromSample[]>
+  /** The values of `label` on the series `match` selects, as Grafana's `label_values(match, label)` asks for them. */
+  labelValues(label: string, match: string): Promise<string[]>
   alerts(): Promise<PromAlert[]>
   /** Every alerting rule's name, health and last error (empty when none). */
   rules(): Promise<Array<{ name: string; health: string; lastError: string }>>
@@ -40,13 +50,13 @@ async function api<T>(url: string): Promise<T> {
   return body.data
 }
 
-/** Starts prometheus; resolves once it is ready and has loaded `rulesFile`. */
-export async function startPrometheus(rulesFile: string, targets: readonly ScrapeTarget[]): Promise<PrometheusServer> {
+/** Starts prometheus; resolves once it is ready and has loaded `rulesFile` (none when undefined). */
+export async function startPrometheus(rulesFile: string | undefined, targets: readonly ScrapeTarget[]): Promise<PrometheusServer> {
   const dir = mkdtempSync(join(tmpdir(), 'prometheus-'))
   const port = await freePort()
   const config = {
     global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
-    rule_files: [rulesFile],
+    rule_files: rulesFile === undefined ? [] : [rulesFile],
     scrape_configs: [{ job_name: 'k8s-collector', static_configs: targets.map((t) => ({ targets: [t.address], labels: t.labels })) }],
   }
   // JSON is YAML.
@@ -65,6 +75,14 @@ export async function startPrometheus(rulesFile: string, targets: readonly Scrap
   const url = `http://127.0.0.1:${port}`
   const server: PrometheusServer = {
     url,
+    async query(expr) {
+      const data = await api<{ resultType: string; result: Array<{ metric: Record<string, string>; value: [number, string] }> | [number, string] }>(
+        `${url}/api/v1/query?${new URLSearchParams({ query: expr })}`,
+      )
+      if (data.resultType !== 'vector') throw new Error(`${expr}: a ${data.resultType}, not an instant vector`)
+      return (data.result as Array<{ metric: Record<string, string>; value: [number, string] }>).map((r) => ({ metric: r.metric, value: r.value[1] }))
+    },
+    labelValues: (label, match) => api<string[]>(`${url}/api/v1/label/${encodeURIComponent(label)}/values?${new URLSearchParams({ 'match[]': match })}`),
     alerts: async () => (await api<{ alerts: PromAlert[] }>(`${url}/api/v1/alerts`)).alerts,
     rules: async () => (await api<{ groups: Array<{ rules: Array<{ name: string; health: string; lastError?: string }> }> }>(`${url}/api/v1/rules?type=alert`))
       .groups.flatMap((g) => g.rules.map((r) => ({ name: r.name, health: r.health, lastError: r.lastError ?? '' }))),
