@@ -1,9 +1,9 @@
 // The pinned `helm` (issue 32), built from the Go module proxy into the machine-wide cache beside
 // the control plane's binaries (e2e/k8s/build.ts): a throw-away Go module under the cache requires
 // helm.sh/helm/v3 and builds its cmd/helm with the version stamps of helm's own Makefile.
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { CommandError, exec } from '../harness/exec.ts'
 
 /** helm.sh/helm/v3; change it and the next run builds anew. */
@@ -87,4 +87,40 @@ export async function buildHelm(opts: { log?: (line: string) => void; env?: Node
   renameSync(partial, join(dir, 'bin'))
   log(`helm: built in ${seconds} s (client-go ${clientGo}); cached in ${bin}`)
   return bin
+}
+
+/**
+ * prometheus-operator's module, for the PrometheusRule CRD its repository ships
+ * (`example/prometheus-operator-crd/`): the chart's optional PrometheusRule is installed against it.
+ * The newest version the Go module proxy serves here.
+ */
+export const PROMETHEUS_OPERATOR_VERSION = 'v0.85.0'
+const CRD_FILE = 'monitoring.coreos.com_prometheusrules.yaml'
+
+/** Where the PrometheusRule CRD is kept, beside helm in the machine-wide cache. */
+export function prometheusRuleCrdPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(helmDir(env), 'crds', `prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}`, CRD_FILE)
+}
+
+/**
+ * Copies the PrometheusRule CRD of prometheus-operator {@link PROMETHEUS_OPERATOR_VERSION} into the
+ * cache (from the Go module proxy, through the machine's Go module cache) unless it is there;
+ * resolves with its path.
+ */
+export async function fetchPrometheusRuleCrd(opts: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(line + '\n'))
+  const base = opts.env ?? process.env
+  const file = prometheusRuleCrdPath(base)
+  if (existsSync(file)) return file
+  const env: NodeJS.ProcessEnv = { ...base, GOFLAGS: '-mod=mod', GOWORK: 'off' }
+  const cwd = join(helmDir(base), 'crds')
+  mkdirSync(cwd, { recursive: true })
+  const module = `github.com/prometheus-operator/prometheus-operator@${PROMETHEUS_OPERATOR_VERSION}`
+  const info = JSON.parse(await go(['mod', 'download', '-json', module], cwd, env)) as { Dir?: string; Error?: string }
+  const source = info.Dir && join(info.Dir, 'example', 'prometheus-operator-crd', CRD_FILE)
+  if (!source || !existsSync(source)) throw new HelmBuildError(`${module}: no ${CRD_FILE} (${info.Error ?? info.Dir ?? 'no module directory'})`)
+  mkdirSync(dirname(file), { recursive: true })
+  copyFileSync(source, file)
+  log(`helm: the PrometheusRule CRD of prometheus-operator ${PROMETHEUS_OPERATOR_VERSION} cached in ${file}`)
+  return file
 }

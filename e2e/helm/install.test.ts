@@ -4,10 +4,10 @@
 // TokenRequest token of the chart's ServiceAccount: it works with exactly the chart's RBAC, and
 // `kubectl auth can-i --list` for that account grants nothing the README does not say it needs.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadAllYaml } from '@kubernetes/client-node'
+import { loadAllYaml, loadYaml } from '@kubernetes/client-node'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { converged } from '../harness/expect.ts'
 import { createKubectl, type Kubectl } from '../harness/kubectl.ts'
@@ -16,6 +16,7 @@ import { startTapProcess, type TapProcess } from '../harness/tap-process.ts'
 import { waitFor } from '../harness/wait.ts'
 import { K8sCluster } from '../k8s/backend.ts'
 import { startControlPlane, type ControlPlane } from '../k8s/control-plane.ts'
+import { prometheusRuleCrdPath } from './build.ts'
 import { CHART_DIR, helm, NAMESPACE, RELEASE } from './chart.ts'
 
 interface PodJson {
@@ -52,6 +53,15 @@ function grants(table: string): Grant[] {
     for (const url of resource ? [resource] : urls!.split(' ')) rows.push(`${url} [${names}] [${verbs}]`)
   }
   return rows.sort()
+}
+
+const RULES_FILE = join(CHART_DIR, '..', '..', 'deploy', 'prometheus', 'k8s-collector-rules.yaml')
+
+/** The cached PrometheusRule CRD; a missing one fails with what to run. */
+function resolvePrometheusRuleCrd(): string {
+  const file = prometheusRuleCrdPath()
+  assert.ok(existsSync(file), `no ${file}: run \`npm run helm -- --build-only\` (it fetches prometheus-operator's CRD through the Go module proxy)`)
+  return file
 }
 
 /** What the default values install. */
@@ -116,15 +126,28 @@ describe('helm install into the real control plane', () => {
     }, { timeoutMs: 30_000 })
   }, 200_000)
 
-  it.each([
+  it('single-small values install into namespace small with one replica', async () => {
     // No Lease Role, no events Role, no disruption budget with one replica.
-    ['single-small', 'small', 1, ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Deployment'], []],
-    // The PrometheusRule needs prometheus-operator's CRD, which this control plane does not serve;
-    // the Grafana dashboard's ConfigMap is stored like any other.
-    ['custom', 'custom', 3, [...ALL_KINDS, 'ConfigMap'], ['--set', 'prometheusRule.enabled=false']],
-  ] as const)('value set %s installs into namespace %s with %d replicas', async (set, ns, replicas, kinds, extra) => {
-    await install(set, ns, replicas, kinds, ['-f', join(CHART_DIR, 'ci', `${set}-values.yaml`), ...extra])
+    await install('single-small', 'small', 1, ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Deployment'], ['-f', join(CHART_DIR, 'ci', 'single-small-values.yaml')])
   }, 200_000)
+
+  it("custom values install with 3 replicas; the PrometheusRule passes prometheus-operator's CRD schema", async () => {
+    // The CRD as prometheus-operator ships it (cached by `npm run helm -- --build-only`): the API
+    // server then validates the PrometheusRule against the CRD's OpenAPI schema, as in a cluster
+    // that runs the operator.
+    const crd = resolvePrometheusRuleCrd()
+    await kubectl(['apply', '--server-side', '-f', crd])
+    await kubectl(['wait', '--for=condition=Established', 'crd/prometheusrules.monitoring.coreos.com', '--timeout=60s'], { timeoutMs: 90_000 })
+    // The Grafana dashboard's ConfigMap is stored like any other object.
+    await install('custom', 'custom', 3, [...ALL_KINDS, 'ConfigMap', 'PrometheusRule'], ['-f', join(CHART_DIR, 'ci', 'custom-values.yaml')])
+    const stored = JSON.parse(await kubectl(['get', 'prometheusrule', 'netcollector', '-n', 'custom', '-o', 'json'])) as { metadata: { labels: Record<string, string> }; spec: unknown }
+    // Every rule of deploy/prometheus/k8s-collector-rules.yaml, as stored (the schema prunes nothing).
+    assert.deepEqual(stored.spec, loadYaml(readFileSync(RULES_FILE, 'utf8')))
+    assert.equal(stored.metadata.labels.release, 'kube-prometheus-stack', "the operator's ruleSelector label")
+    // The schema is enforced: a rule without `expr` is refused by the real API server.
+    const broken = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'broken', namespace: 'custom' }, spec: { groups: [{ name: 'g', rules: [{ alert: 'A' }] }] } }
+    await assert.rejects(kubectl(['apply', '--dry-run=server', '-f', '-'], { input: JSON.stringify(broken) }), /expr: Required value/)
+  }, 240_000)
 
   it("the collector with a token of the chart's ServiceAccount works with the chart's RBAC alone", async () => {
     const [pod] = await podsOf(NAMESPACE, RELEASE)
