@@ -185,6 +185,34 @@ describe('watch recovery', () => {
     expect(requests.slice(1).map((r) => r.query.get('timeoutSeconds'))).toEqual(['17', '17', '17', '17', '17'])
   })
 
+  it('relists after a 410 from the first backoff step, however far an outage grew it; 410s in a row grow it', async () => {
+    api.script(
+      PODS,
+      ...synced(10, (w) => {
+        w.bookmark(10)
+        w.end()
+      }),
+      (_r, res) => sendStatus(res, 500, 'InternalError'),
+      (_r, res) => sendStatus(res, 503, 'ServiceUnavailable'),
+      (_r, res) => sendStatus(res, 500, 'InternalError'),
+      // The server is back and answers: the revision is too old.
+      (_r, res) => sendStatus(res, 410, 'Gone', 'too old resource version'),
+      (_r, res) => sendStatus(res, 410, 'Gone', 'too old resource version'),
+      (_r, res) => sendStatus(res, 410, 'Gone', 'too old resource version'),
+    )
+    const stream = watchPods(api.client(), onFakeTime())
+    collect(stream)
+    await api.waitForRequests(3) // a clean end resumes at once
+    await expectPause(stream, 400)
+    await expectPause(stream, 800)
+    await expectPause(stream, 1600) // → the 410: the outage's next step would be 3,200
+    await expectPause(stream, 400)
+    await expectPause(stream, 800)
+    await expectPause(stream, 1600)
+    expect(stream.stats.errors).toEqual({ '500': 2, '503': 1, '410': 3 })
+    expect(stream.stats.relists.gone).toBe(3)
+  })
+
   it('counts a watch that ends at once without events as an error (backoff)', async () => {
     api.script(
       PODS,

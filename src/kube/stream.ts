@@ -9,7 +9,7 @@ import { systemClock, type Clock } from '../util/clock.ts'
 import { withRetryAfter } from '../util/retry-after.ts'
 import { retryAfterFailures } from '../util/retry.ts'
 import type { KubeClient } from './client.ts'
-import { KubeApiError } from './errors.ts'
+import { isGone, KubeApiError } from './errors.ts'
 import { fetchListPage } from './list.ts'
 import { jobsResource, podsResource, replicaSetsResource, type KubeObject, type ResourceSpec } from './resources.ts'
 import { countSteps, createWatchStats, type WatchStats } from './stats.ts'
@@ -89,10 +89,20 @@ export function watchResource<T extends KubeObject>(
   const random = opts.random ?? Math.random
   const signal = opts.signal
   const ctx: StepContext<T> = { api: httpApi(client, spec, opts, clock, random, stats), now: () => clock.now(), shortWatchMs: opts.shortWatchMs ?? 1000, resource: spec.name }
-  const delay = withRetryAfter(createBackoff(opts.backoff, () => clock.now(), random), opts.maxRetryAfterMs ?? 300_000)
+  const backoff = createBackoff(opts.backoff, () => clock.now(), random)
+  const delay = withRetryAfter(backoff, opts.maxRetryAfterMs ?? 300_000)
+  let lastFailureGone = false
   const counted = countSteps(runWatcher(ctx, INITIAL, signal), stats, INITIAL, clock)
   const retried = retryAfterFailures(counted, {
-    delayAfter: (r) => (r.error === undefined ? undefined : delay(r.error instanceof KubeApiError ? r.error.retryAfterMs : undefined)),
+    delayAfter: (r) => {
+      if (r.error === undefined) return undefined
+      // A 410 is a live server's answer (only the revision is too old): relist from the first step
+      // of the backoff, not from where an outage before it left the backoff; 410s in a row grow it.
+      const gone = isGone(r.error)
+      if (gone && !lastFailureGone) backoff.reset()
+      lastFailureGone = gone
+      return delay(r.error instanceof KubeApiError ? r.error.retryAfterMs : undefined)
+    },
     clock,
     signal,
   })
