@@ -51,6 +51,8 @@ export interface CollectorSetup {
   readonly env?: Record<string, string>
   /** The hostname the collector connects to the reducer as (default `e2e-k8s`). */
   readonly hostname?: string
+  /** The reducer port the collector is given (a proxy in front of the tap; default the tap's ingest port). */
+  readonly intakePort?: number
 }
 
 /** The real-control-plane backend of the scenarios. */
@@ -81,7 +83,7 @@ export class K8sCluster extends KubectlCluster {
       await gone
     }
     this.collector = await startCollector(this.runtime, {
-      kubeconfig: this.kubeconfig, intakePort: this.tapProcess.ingestPort, hostname: this.collectorHostname,
+      kubeconfig: this.kubeconfig, intakePort: this.setup.intakePort ?? this.tapProcess.ingestPort, hostname: this.collectorHostname,
       extraArgs: [...(this.setup.extraArgs ?? [])], env: this.setup.env,
     })
   }
@@ -126,15 +128,16 @@ function podsOf(workload: readonly object[], nodes: number): number {
 
 /**
  * Applies `workload` to the control plane, runs each CronJob once (`kubectl create job --from`),
- * waits until every pod runs, then starts the tap and the collector as `setup` says.
+ * waits until every pod runs, then starts the tap (or takes `tap`, started with a proxy in front of
+ * it) and the collector as `setup` says.
  */
-export async function startK8sBackend(plane: ControlPlane, workload: readonly object[], setup: CollectorSetup = {}): Promise<K8sCluster> {
+export async function startK8sBackend(plane: ControlPlane, workload: readonly object[], setup: CollectorSetup = {}, given?: TapProcess): Promise<K8sCluster> {
   const runtime = setup.runtime ?? 'node'
   const cmd = RUNTIMES[runtime]
   if (!cmd) throw new Error(`unknown runtime ${runtime}`)
   const kubectl = createKubectl(plane.adminKubeconfig)
   const kubeconfig = await collectorKubeconfig(plane, kubectl, setup.auth ?? 'token', setup.server)
-  const tap = await startTapProcess()
+  const tap = given ?? (await startTapProcess())
   const cluster = new K8sCluster(plane, kubectl, tap, cmd, kubeconfig, setup)
   await cluster.apply(workload)
   for (const o of workload as Array<{ kind: string; metadata: { name: string; namespace?: string } }>) {
