@@ -217,7 +217,7 @@ export async function benchReal(opts: BenchOptions): Promise<BenchSection> {
         `sync = spawn → every pod and container announced at the reducer stand-in on one connection (API-only contenders: spawn → a watch open on pods, replicasets and jobs, from the audit log); steady RSS ${SETTLE_MS / 1000} s later`,
         `churn = ${CHURN_PER_S} pods of ReplicaSets replaced per second (delete + create; kwok's status and the deletion make ~4 pod watch events each) for ${minutes} min; churn CPU per 1,000 of the pod watch events the server sent the collector`,
         "requests by verb: the API server's audit log (Metadata level for the collector's user only; kube-apiserver v1.37 metrics have no user-agent label), each request counted once when it started answering; flowschema_requests = apiserver_flowcontrol_dispatched_requests_total of a FlowSchema matching only the collector (cross-check)",
-        `bytes by verb: apiserver_response_sizes_sum (LIST, GET) and apiserver_watch_events_sizes_sum (WATCH) of pods, replicasets and jobs — server-wide metrics, so each collector runs alone and the churn windows have a baseline of ${baselineMinutes} min of the same churn without a collector (the other clients' share) subtracted, scaled to the window; the sync windows have no churn and no baseline`,
+        `bytes by verb: apiserver_response_sizes_sum (LIST, GET) and apiserver_watch_events_sizes_sum (WATCH) of pods, replicasets and jobs — server-wide metrics, so each collector runs alone and the churn windows have a baseline of ${baselineMinutes} min of the same churn without a collector (the other clients' share) subtracted, scaled to the window; the sync windows have no churn and no baseline; other_clients_lists = lists of pods, replicasets and jobs by other clients in the window (apiserver_request_total LIST + apiserver_watch_list_duration_seconds_count, less the collector's own): each brings a whole list's events or bytes into the server-wide figures, noise the baseline cannot remove`,
         'one run per collector on a shared 2-core machine: timing and CPU figures are noisy (compare ratios within the run); request counts and bytes are the server\'s',
       ],
     }
@@ -256,6 +256,7 @@ function entrantFigures(k: string, f: EntrantFigures): Record<string, number | s
     for (const [verb, n] of Object.entries(cost.requests).sort()) out[`${p}_${window}_requests_${verb}`] = n
     for (const [verb, b] of Object.entries(cost.bytes).sort()) out[`${p}_${window}_${verb}_MB`] = MB(b)
     out[`${p}_${window}_flowschema_requests`] = cost.flowSchemaRequests
+    out[`${p}_${window}_other_clients_lists`] = cost.otherLists
     out[`${p}_${window}_requests_by_resource`] = Object.entries(cost.requestsByResource).sort().map(([key, n]) => `${key}: ${n}`).join(', ')
     out[`${p}_${window}_requests_by_shape`] = Object.entries(cost.requestsByShape).sort().map(([key, n]) => `${n}× ${key}`).join(' | ')
   }

@@ -26,10 +26,18 @@ describe('apiCost', () => {
     // The collector's flow schema saw its watches (ours was running between the two scrapes).
     expect(cost.flowSchemaRequests).toBeGreaterThan(0)
   })
+
+  it("counts other clients' lists: the server's LISTs and streaming lists less the collector's own", () => {
+    const own = (uri: string, verb = 'LIST') => ({ userAgent: 'k8s-collector', verb, resource: 'pods', code: 200, uri, at: 0 })
+    const a = parsePromText('apiserver_request_total{verb="LIST",resource="pods"} 10\napiserver_watch_list_duration_seconds_count{resource="pods"} 2\n')
+    const b = parsePromText('apiserver_request_total{verb="LIST",resource="pods"} 15\napiserver_watch_list_duration_seconds_count{resource="pods"} 4\n')
+    const mine = [own('/api/v1/pods?limit=500'), own('/api/v1/pods?watch=1&sendInitialEvents=true', 'WATCH'), own('/api/v1/pods?watch=1&resourceVersion=5', 'WATCH')]
+    expect(apiCost(a, b, mine, 'x').otherLists).toBe(5 + 2 - 2)
+  })
 })
 
 describe('lessBaseline', () => {
-  const window = { requests: { WATCH: 30 }, requestsByResource: {}, requestsByShape: {}, userAgents: [], serverRequests: { WATCH: 40, POST: 1000 }, flowSchemaRequests: 30, bytes: { WATCH: 5_000, LIST: 10 }, watchEvents: 500 }
+  const window = { otherLists: 0, requests: { WATCH: 30 }, requestsByResource: {}, requestsByShape: {}, userAgents: [], serverRequests: { WATCH: 40, POST: 1000 }, flowSchemaRequests: 30, bytes: { WATCH: 5_000, LIST: 10 }, watchEvents: 500 }
   const baseline = { ...window, requests: {}, serverRequests: { WATCH: 5, POST: 500 }, flowSchemaRequests: 0, bytes: { WATCH: 1_000, LIST: 20 }, watchEvents: 100 }
 
   it('subtracts the scaled baseline from the server-wide figures, floored at 0', () => {

@@ -13,6 +13,7 @@ export const COST_METRICS: ReadonlySet<string> = new Set([
   'apiserver_watch_events_sizes_sum',
   'apiserver_watch_events_total',
   'apiserver_flowcontrol_dispatched_requests_total',
+  'apiserver_watch_list_duration_seconds_count',
 ])
 
 /** The resources a collector lists and watches. */
@@ -37,6 +38,12 @@ export interface ApiCost {
   readonly bytes: Readonly<Record<string, number>>
   /** apiserver_watch_events_total: events written to watches of the collected resources. */
   readonly watchEvents: number
+  /**
+   * Lists of the collected resources by other clients in the window (LIST requests and streaming
+   * lists the server counted, less the collector's own): each one's events or bytes land in the
+   * server-wide figures, which is the noise a baseline cannot remove.
+   */
+  readonly otherLists: number
 }
 
 /** The cost between scrapes `before` and `after`, with the audit log's requests of that window. */
@@ -55,6 +62,10 @@ export function apiCost(before: readonly Sample[], after: readonly Sample[], aud
     flowSchemaRequests: total(counterDeltas(before, after, 'apiserver_flowcontrol_dispatched_requests_total', [], (l) => l.flow_schema === flowSchema)),
     bytes,
     watchEvents: total(counterDeltas(before, after, 'apiserver_watch_events_total', [], collected)),
+    otherLists: Math.max(0,
+      total(counterDeltas(before, after, 'apiserver_request_total', [], (l) => collected(l) && l.verb === 'LIST'))
+      + total(counterDeltas(before, after, 'apiserver_watch_list_duration_seconds_count', [], collected))
+      - audit.filter((r) => r.verb === 'LIST' || (r.verb === 'WATCH' && /[?&]sendInitialEvents=true/.test(r.uri))).length),
   }
 }
 
