@@ -6,7 +6,7 @@ import { cpus, totalmem } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { BenchOptions, BenchSection, BenchTarget } from './types.ts'
-import { sections } from './sections.ts'
+import { optInSections, sections } from './sections.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const resultsDir = join(here, 'results')
@@ -67,7 +67,7 @@ console.log(`k8s-collector benchmarks — ${machine.cpu}, ${machine.cores} cores
 let failed = 0
 const runStarted = performance.now()
 for (const [name, run] of Object.entries(sections)) {
-  if (only && !only.has(name)) continue
+  if (only ? !only.has(name) : optInSections.has(name)) continue
   const started = performance.now()
   try {
     const section = await run(opts)

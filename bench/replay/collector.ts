@@ -47,27 +47,35 @@ export const runtimeSuffix = churnRuntime === 'deno' ? '-deno' : ''
 export interface Contender {
   readonly name: string
   readonly command: string
+  /**
+   * Given as `--contender-api-only NAME=COMMAND`: a collector that does not speak the reducer
+   * protocol (the legacy Go k8s-watcher sends gRPC to its relay), measured on the API side only.
+   */
+  readonly apiOnly?: boolean
 }
 
-/** Parses every `--contender NAME=COMMAND` of `argv`; a malformed one is a usage error. */
+/** Parses every `--contender NAME=COMMAND` (and `--contender-api-only NAME=COMMAND`) of `argv`; a malformed one is a usage error. */
 export function parseContenders(argv: readonly string[]): Contender[] {
   const out: Contender[] = []
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] !== '--contender') continue
+    const flag = argv[i]
+    if (flag !== '--contender' && flag !== '--contender-api-only') continue
     const spec = argv[i + 1] ?? ''
     const eq = spec.indexOf('=')
     const name = spec.slice(0, eq)
     if (eq <= 0 || !/^[a-z][a-z0-9_]*$/.test(name) || !spec.slice(eq + 1).trim()) {
-      throw new Error(`--contender ${JSON.stringify(spec)}: expected NAME=COMMAND, NAME of [a-z0-9_] starting with a letter`)
+      throw new Error(`${flag} ${JSON.stringify(spec)}: expected NAME=COMMAND, NAME of [a-z0-9_] starting with a letter`)
     }
-    if (name === 'deno' || name === 'node' || out.some((c) => c.name === name)) throw new Error(`--contender ${name}: the name is taken`)
-    out.push({ name, command: spec.slice(eq + 1) })
+    if (name === 'deno' || name === 'node' || out.some((c) => c.name === name)) throw new Error(`${flag} ${name}: the name is taken`)
+    out.push({ name, command: spec.slice(eq + 1), ...(flag === '--contender-api-only' ? { apiOnly: true } : {}) })
   }
   return out
 }
 
-/** The contenders of this run (none unless `--contender` is given). */
-export const contenders: readonly Contender[] = parseContenders(process.argv.slice(2))
+/** The contenders of this run (none unless `--contender` is given); API-only ones are for the real section. */
+export const allContenders: readonly Contender[] = parseContenders(process.argv.slice(2))
+/** The contenders that speak the reducer protocol (every cluster section runs them). */
+export const contenders: readonly Contender[] = allContenders.filter((c) => !c.apiOnly)
 
 /** How the collector is started on `runtime`, for the sections' notes. */
 export const collectorCommand = (runtime: CollectorRuntime): string =>
@@ -121,12 +129,28 @@ export interface CollectorRunOptions {
   readonly contender?: Contender
 }
 
+/** What a collector must announce to be synced (a {@link ReplayCluster} is one). */
+export interface SyncTarget {
+  readonly pods: number
+  readonly containers: number
+}
+
+/**
+ * Another API server than the replay server (the real control plane): the collector's kubeconfig,
+ * and what else a contender's environment gets (e.g. the in-cluster variables).
+ */
+export interface RealApi {
+  readonly kubeconfig: string
+  readonly contenderEnv?: Readonly<Record<string, string>>
+}
+
 /** Starts the tap and the collector (the clock starts at spawn). */
-export async function runCollector(cluster: ReplayCluster, server: ReplayServer, opts: CollectorRunOptions = {}): Promise<CollectorRun> {
+export async function runCollector(cluster: SyncTarget, server: ReplayServer | RealApi, opts: CollectorRunOptions = {}): Promise<CollectorRun> {
   if (!existsSync(CLI)) throw new Error(`${CLI} missing: run \`npm run build\` first`)
   const dir = mkdtempSync(join(tmpdir(), 'k8s-bench-'))
-  const kubeconfig = join(dir, 'kubeconfig')
-  writeKubeconfig(kubeconfig, server.url)
+  const real = 'kubeconfig' in server ? server : undefined
+  const kubeconfig = real?.kubeconfig ?? join(dir, 'kubeconfig')
+  if (!real) writeKubeconfig(kubeconfig, (server as ReplayServer).url)
   const counts = { podNew: 0, containers: 0, deletes: 0, messages: 0 }
   let done: (() => void) | undefined
   let doneAt = 0
@@ -180,17 +204,18 @@ export async function runCollector(cluster: ReplayCluster, server: ReplayServer,
     // signal reaches all of it.
     child = spawn('/bin/sh', ['-c', contender.command], {
       stdio: ['ignore', 'ignore', 'inherit'], cwd: dir, detached: true,
-      env: { ...process.env, KUBECONFIG: kubeconfig, EBPF_NET_INTAKE_HOST: '127.0.0.1', EBPF_NET_INTAKE_PORT: intakePort, K8S_COLLECTOR_HOSTNAME: 'bench', RUST_LOG: process.env.RUST_LOG ?? 'warn' },
+      env: { ...process.env, KUBECONFIG: kubeconfig, EBPF_NET_INTAKE_HOST: '127.0.0.1', EBPF_NET_INTAKE_PORT: intakePort, K8S_COLLECTOR_HOSTNAME: 'bench', RUST_LOG: process.env.RUST_LOG ?? 'warn', ...real?.contenderEnv },
     })
   } else {
     const [command, ...prefix] = collectorArgv(opts.runtime ?? churnRuntime, opts.nodeArgs ?? [])
     // The replay server keeps a watch open until the bench ends it (no history to resume from, so it
     // ignores timeoutSeconds): the longest silence limit keeps idle watches open through a bench run.
+    // Against a real server the collector runs with its shipped defaults.
     child = spawn(
       command!,
       [
         ...prefix, 'run', '--kubeconfig', kubeconfig, '--intake-host', '127.0.0.1', '--intake-port', intakePort,
-        '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn', '--api-silence-limit-secs', '600',
+        '--http-listen', `127.0.0.1:${httpPort}`, '--hostname', 'bench', '--log-level', 'warn', ...(real ? [] : ['--api-silence-limit-secs', '600']),
       ],
       { stdio: ['ignore', 'inherit', 'inherit'], cwd: dir },
     )

@@ -25,6 +25,8 @@ export interface ControlPlaneOptions {
   readonly featureGates?: string
   /** More kube-apiserver flags (`--watch-cache=false`, `--max-requests-inflight=…`). */
   readonly apiserverArgs?: readonly string[]
+  /** More kube-controller-manager flags (`--controllers=*,-replicaset` turns controllers off). */
+  readonly controllerManagerArgs?: readonly string[]
   /** Progress lines (default: none). */
   readonly log?: (line: string) => void
   readonly env?: NodeJS.ProcessEnv
@@ -162,7 +164,7 @@ async function boot(opts: ControlPlaneOptions & { log: (line: string) => void },
     `--service-account-private-key-file=${pki.saKey}`, `--root-ca-file=${pki.caCert}`,
     `--cluster-signing-cert-file=${pki.caCert}`, `--cluster-signing-key-file=${pki.caKey}`,
     '--use-service-account-credentials=true', '--leader-elect=false', `--service-cluster-ip-range=${SERVICE_CIDR}`,
-    '--allocate-node-cidrs=false', ...gates,
+    '--allocate-node-cidrs=false', ...gates, ...(opts.controllerManagerArgs ?? []),
   ])
   const schedConfig = componentKubeconfig('scheduler')
   const scheduler = supervisor.start('kube-scheduler', binaries['kube-scheduler'], [
