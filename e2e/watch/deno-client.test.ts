@@ -10,7 +10,7 @@ describe('API client on Deno', () => {
     expect(String(verdict.runtime)).toMatch(/^deno /)
     expect(verdict.cases).toEqual(Object.fromEntries(Object.keys(CLIENT_CASES).map((name) => [name, true])))
     // Every request but the insecure-skip-tls-verify one (node:https: Deno.HttpClient cannot skip verification).
-    expect(verdict.fetches).toBe(17)
+    expect(verdict.fetches).toBe(18)
     expect(status).toBe(0)
   })
 })

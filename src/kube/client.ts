@@ -112,7 +112,9 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   }
   const open = async (pathAndQuery: string, req: KubeSendOptions): Promise<KubeResponse> => {
     if (req.signal?.aborted) throw new KubeAbortedError('aborted before the request')
-    const headers: Record<string, string> = { Accept: req.accept, 'User-Agent': userAgent }
+    // identity: Deno's fetch asks for gzip by itself and reads only the first gzip member of a body,
+    // while kube-apiserver compresses each flush of a watch as a member of its own (docs/kube-api.md).
+    const headers: Record<string, string> = { Accept: req.accept, 'User-Agent': userAgent, 'Accept-Encoding': 'identity' }
     if (req.body) {
       headers['Content-Type'] = req.contentType ?? 'application/json'
       headers['Content-Length'] = String(req.body.length)
