@@ -25,6 +25,7 @@ export function resolveOptions(opts: SimOptions = {}): SimConfig {
     stateDir: opts.stateDir ?? '',
     freshPki: opts.freshPki ?? false,
     freshState: opts.freshState ?? false,
+    http1Only: opts.http1Only ?? false,
   }
   // node i gets 10.244.i.0/24 and 172.18.0.(i+1): i must fit an octet with room for the host IP.
   if (!Number.isInteger(config.nodes) || config.nodes < 1 || config.nodes > 253) {

@@ -41,6 +41,11 @@ export interface SimOptions {
   freshPki?: boolean
   /** With stateDir: start with no objects instead of the stored ones (default false). */
   freshState?: boolean
+  /**
+   * Serve HTTP/1.1 only, as `kubectl proxy` and some proxies do: ALPN offers `http/1.1` alone
+   * (default false: `h2` and `http/1.1`, as a kube-apiserver does).
+   */
+  http1Only?: boolean
 }
 
 /** Resource plurals the simulator serves (`events`: core/v1; events.k8s.io/v1 shows the same objects). */

@@ -81,7 +81,7 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
     'status',
     'Failed list and watch requests, by stream and status: the HTTP status code (403, 410, 429, 500 …, in-stream ERROR events included) ' +
       'or the transport failure\'s reason (tls_unknown_authority, tls_expired, tls_wrong_name, tls_ca_as_server, tls_handshake, dns, refused, reset, timeout, ' +
-      'unreachable, proxy, credentials, network: docs/kube-api.md "Transport failures"), peer_silent (nothing received for the silence limit, docs/behaviour.md §12), ' +
+      'unreachable, proxy, ping_timeout, credentials, network: docs/kube-api.md "Transport failures"), peer_silent (nothing received for the silence limit, docs/behaviour.md §12), ' +
       'malformed (a body or line that is not JSON, docs/behaviour.md §9), short_watch (a watch ended at once without a line), ' +
       'initial_events_timeout (a streaming list without its end bookmark in time).',
     (s) => s.errors,
@@ -91,7 +91,7 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
     'cause',
     'Watch connections ended, by stream and cause: peer_closed (the API server ended the body, e.g. its timeoutSeconds), ' +
       'error (reset, malformed line, ERROR event), peer_silent (a list or watch request torn down because the API server ' +
-      'sent nothing for the silence limit, docs/behaviour.md §12).',
+      'sent nothing for the silence limit, or failed because its HTTP/2 connection did not answer a PING: docs/behaviour.md §12).',
     (s) => s.disconnects,
   )
   counted('k8s_collector_watch_restarts_total', 'Watches that ended (cleanly or not) and were resumed from their last resourceVersion without a relist.', (s) => s.watchRestarts)

@@ -15,6 +15,7 @@ export type TransportReason =
   | 'timeout'
   | 'unreachable'
   | 'proxy'
+  | 'ping_timeout'
   | 'credentials'
   | 'network'
 
@@ -31,6 +32,7 @@ export const TRANSPORT_REASONS: Readonly<Record<TransportReason, string>> = {
   timeout: 'timed out',
   unreachable: 'network or host unreachable',
   proxy: 'the proxy refused the connection',
+  ping_timeout: 'the API server did not answer an HTTP/2 PING',
   credentials: 'credentials failed',
   network: 'connection failed',
 }

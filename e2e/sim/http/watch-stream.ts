@@ -9,6 +9,7 @@ import type { EventType, StoreEvent } from '../store/history.ts'
 import type { ObjectStore, WatchSink } from '../store/store.ts'
 import { bookmarkLine, errorLine } from './bookmark.ts'
 import type { FaultState } from './faults.ts'
+import { isHttp2 } from './respond.ts'
 
 /** What a watch sends: one resource, optionally one namespace and a selector. */
 export interface WatchSpec {
@@ -106,7 +107,8 @@ export class WatchStream implements WatchSink {
   end(abrupt = false): void {
     if (this.#ended) return
     this.#ended = true
-    if (abrupt) this.res.socket?.destroy()
+    // Over HTTP/2 the watch is one stream of a shared connection: reset that stream only.
+    if (abrupt) isHttp2(this.res) ? (this.res as unknown as { stream: { close(code: number): void } }).stream.close(2) : this.res.socket?.destroy()
     else this.res.end()
     this.#cleanup()
   }
