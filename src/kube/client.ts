@@ -9,6 +9,7 @@ import { KubeAbortedError, KubeConfigError, KubeTransportError } from './errors.
 import { createBodyBuffers } from './body-buffers.ts'
 import { withCertificateDates } from './certificate-dates.ts'
 import { createFetchTransport } from './fetch-transport.ts'
+import type { PingCounts } from './h2-session.ts'
 import { createH2Transport } from './h2-transport.ts'
 import { sendOverNode } from './node-transport.ts'
 import { kubeconfigFiles, readTokenFile, tokenFileOf } from './token-file.ts'
@@ -68,6 +69,8 @@ export interface KubeClient {
    * undefined before the first connection told (or for a client that does not say: short watches).
    */
   readonly protocol?: ApiProtocol
+  /** The PINGs sent on HTTP/2 connections so far, by outcome (none over HTTP/1.1). */
+  readonly pings?: Readonly<PingCounts>
   /** Sends `GET server + pathAndQuery`, resolving once the response headers arrived. */
   get(pathAndQuery: string, opts: KubeRequestOptions): Promise<KubeResponse>
 }
@@ -118,10 +121,11 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   const proxied = Boolean(kc.getCurrentCluster()?.proxyUrl)
   const silenceLimitMs = opts.silenceLimitMs ?? 30_000
   const clock = opts.clock ?? systemClock
+  const pings: PingCounts = { sent: 0, answered: 0, unanswered: 0 }
   const h2 =
     opts.http2 === 'never'
       ? undefined
-      : createH2Transport(buffers, { clock, liveness: { quietMs: silenceLimitMs, answerMs: silenceLimitMs / 2 }, connectTimeoutMs: silenceLimitMs })
+      : createH2Transport(buffers, { clock, liveness: { quietMs: silenceLimitMs, answerMs: silenceLimitMs / 2 }, connectTimeoutMs: silenceLimitMs, pings })
   // HTTP/2 until the server or the kubeconfig rules it out; then HTTP/1.1 for good, said once.
   let protocol: ApiProtocol | undefined = h2 === undefined ? 'http/1.1' : undefined
   const protocolLog = logger.withTag('kube')
@@ -213,6 +217,7 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
     get protocol() {
       return protocol
     },
+    pings,
     get: (pathAndQuery, req) => open(pathAndQuery, { ...req, method: 'GET' }),
     send: open,
   }

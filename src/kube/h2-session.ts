@@ -30,10 +30,20 @@ export interface H2Session {
   close(): void
 }
 
+/** The PINGs of a client's sessions so far; each is counted once, by its first outcome. */
+export interface PingCounts {
+  sent: number
+  answered: number
+  /** Not answered in time, or cancelled by the connection's end. */
+  unanswered: number
+}
+
 /** How sessions are opened and checked. */
 export interface H2SessionOptions {
   readonly clock: Clock
   readonly liveness: LivenessTimes
+  /** Where the sessions count their PINGs. */
+  readonly pings: PingCounts
   /** The TLS handshake must be through within this long (ms). */
   readonly connectTimeoutMs: number
 }
@@ -100,23 +110,39 @@ function sessionOver(url: URL, socket: tls.TLSSocket, opts: H2SessionOptions): H
   const session = http2.connect(url.origin, { createConnection: () => socket, settings: { initialWindowSize: STREAM_WINDOW, enablePush: false } })
   let usable = true
   const deaths = new Set<(reason: KubeTransportError) => void>()
+  const counts = opts.pings
+  /** Settles the PING out (if any) as answered or not, once. */
+  let settlePing: ((answered: boolean) => void) | undefined
   const end = (): void => {
     usable = false
     liveness.stop()
+    settlePing?.(false)
   }
   const liveness: Liveness = startLiveness(
     opts.clock,
     opts.liveness,
     (answered) => {
+      let settled = false
+      const settle = (ok: boolean): void => {
+        if (settled) return
+        settled = true
+        if (ok) counts.answered++
+        else counts.unanswered++
+      }
+      settlePing = settle
+      counts.sent++
       try {
         session.ping((err) => {
+          settle(!err)
           if (!err) answered()
         })
       } catch {
         // A session that cannot send a PING any more is closing; its 'close' ends the check.
+        settle(false)
       }
     },
     (silentMs) => {
+      settlePing?.(false)
       end()
       const reason = new KubeTransportError(
         `${url.host}: ${TRANSPORT_REASONS.ping_timeout} (no answer within ${opts.liveness.answerMs / 1000} s, nothing received for ${(silentMs / 1000).toFixed(1)} s)`,
