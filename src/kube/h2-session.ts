@@ -108,7 +108,10 @@ export function openH2Session(url: URL, options: https.RequestOptions, opts: H2S
 
 function sessionOver(url: URL, socket: tls.TLSSocket, opts: H2SessionOptions): H2Session {
   const session = http2.connect(url.origin, { createConnection: () => socket, settings: { initialWindowSize: STREAM_WINDOW, enablePush: false } })
+  session.unref?.()
   let usable = true
+  /** Streams open on the session. */
+  let open = 0
   const deaths = new Set<(reason: KubeTransportError) => void>()
   const counts = opts.pings
   /** Settles the PING out (if any) as answered or not, once. */
@@ -172,7 +175,16 @@ function sessionOver(url: URL, socket: tls.TLSSocket, opts: H2SessionOptions): H
     get usable() {
       return usable && !session.closed && !session.destroyed
     },
-    request: (headers, endStream) => session.request(headers, { endStream }),
+    request(headers, endStream) {
+      const stream = session.request(headers, { endStream })
+      // The connection keeps the process alive only while a request is open (as node:http's agent
+      // unrefs its idle sockets): an idle session must not hold a shutdown up.
+      if (open++ === 0) session.ref?.()
+      stream.once('close', () => {
+        if (--open === 0) session.unref?.()
+      })
+      return stream
+    },
     heard: liveness.kick,
     probe: liveness.probe,
     track(onDeath) {
