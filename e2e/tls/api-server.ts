@@ -1,8 +1,9 @@
 // Test support for the TLS matrix: a small real HTTPS API server with the TLS material and the
 // authentication of one case, serving the three collections the collector lists and watches
 // (empty, streaming lists and plain LIST + WATCH) and the discovery documents kubectl reads (the
-// simulator's), under an optional path prefix, on 127.0.0.1 or ::1.
-import https from 'node:https'
+// simulator's), under an optional path prefix, on 127.0.0.1 or ::1; over HTTP/2 and HTTP/1.1 by
+// ALPN, as a kube-apiserver (kubectl and the collector both take h2).
+import http2 from 'node:http2'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
@@ -20,6 +21,8 @@ export interface SeenRequest {
   readonly status: number
   /** When it arrived (Date.now()). */
   readonly at: number
+  /** `2.0` or `1.1`. */
+  readonly protocol: string
 }
 
 /** Who may in: a bearer token (`accepts` decides), a client certificate of `clientCa` with this CN, or anyone. */
@@ -104,7 +107,8 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
       res.end(JSON.stringify({ kind: `${collection.kind}List`, apiVersion: collection.apiVersion, metadata: { resourceVersion: RV }, items: [] }))
       return 200
     }
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' })
+    // HTTP/2 forbids Transfer-Encoding (RFC 9113 §8.2.2).
+    res.writeHead(200, req.httpVersionMajor === 2 ? { 'Content-Type': 'application/json' } : { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' })
     res.flushHeaders()
     // A streaming list of an empty collection: only the end bookmark (docs/kube-api.md "Streaming lists").
     if (q.get('sendInitialEvents') === 'true') {
@@ -121,18 +125,19 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
     return 200
   }
 
-  const server = https.createServer(
-    { cert: opts.certPem, key: opts.keyPem, ...(opts.clientCaPem ? { ca: opts.clientCaPem, requestCert: true, rejectUnauthorized: false } : {}) },
-    (req, res) => {
+  const server = http2.createSecureServer(
+    { allowHTTP1: true, cert: opts.certPem, key: opts.keyPem, ...(opts.clientCaPem ? { ca: opts.clientCaPem, requestCert: true, rejectUnauthorized: false } : {}) },
+    ((req: IncomingMessage, res: ServerResponse) => {
       const auth = req.headers.authorization ?? ''
       const token = auth.startsWith('Bearer ') ? auth.slice(7) : ''
       const peer = (req.socket as TLSSocket).getPeerCertificate?.()
       const clientCn = peer?.subject ? String(peer.subject.CN ?? '') : ''
       const url = new URL(req.url ?? '/', 'https://x')
       const code = authenticated(req, token, clientCn) ? handle(req, res) : status(res, 401, 'Unauthorized', 'Unauthorized')
-      requests.push({ path: url.pathname, query: url.searchParams, userAgent: String(req.headers['user-agent'] ?? ''), token, clientCn, status: code, at: Date.now() })
-    },
+      requests.push({ path: url.pathname, query: url.searchParams, userAgent: String(req.headers['user-agent'] ?? ''), token, clientCn, status: code, at: Date.now(), protocol: req.httpVersion })
+    }) as never,
   )
+  server.on('sessionError', () => {})
   server.on('tlsClientError', (err: NodeJS.ErrnoException) => void tlsErrors.push(err.code ?? err.message))
   server.on('connection', (s: Socket) => {
     sockets.add(s)
@@ -150,7 +155,7 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
     requests,
     tlsErrors,
     endWatches() {
-      for (const w of watches) w.end()
+      for (const w of [...watches]) w.end()
     },
     async close() {
       for (const s of sockets) s.destroy()
