@@ -182,8 +182,26 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
       throw proxied || req.signal?.aborted ? err : await withCertificateDates(err, url, options.servername, (req.clock ?? systemClock).now())
     }
   }
+  // On Deno, fetch carries the bulk (LIST pages, streaming lists) while it can, h2 the rest.
+  let bulkOverFetch = fetchTransport !== undefined
   const route = async (url: URL, options: https.RequestOptions, req: KubeSendOptions): Promise<KubeResponse> => {
     if (h2 !== undefined && protocol !== 'http/1.1') {
+      if (req.bulk && bulkOverFetch && overNode === undefined && fetchTransport?.canSend(url, options, proxied)) {
+        // Learn the protocol meanwhile (a handshake, nothing sent), so that the first watch is planned for it.
+        if (protocol === undefined) void h2.protocolOf(url, options).then((p) => settle(p === 'h2' ? 'h2' : 'http/1.1', `the server chose ${p || 'no protocol'} by ALPN, not h2`), () => {})
+        try {
+          return await fetchTransport.send(url, options, req)
+        } catch (err) {
+          if (!(err instanceof KubeTransportError && err.reason === 'tls_ca_as_server')) throw err
+          bulkOverFetch = false
+          logger
+            .withTag('kube')
+            .warn(
+              `${url.host}: the serving certificate is a CA certificate (basicConstraints CA:TRUE), which Deno's fetch (rustls) refuses as CaUsedAsEndEntity and kubectl accepts; ` +
+                'LIST pages and streaming lists go over node:http2 from now on, which holds more memory at scale (docs/dead-links.md §2.2)',
+            )
+        }
+      }
       const got = await h2.send(url, options, req)
       if ('status' in got) {
         settle('h2', '')

@@ -19,6 +19,8 @@ export interface H2Transport {
    * with `{ protocol }` (what the server chose instead of h2 by ALPN, '' for none) without sending it.
    */
   send(url: URL, options: https.RequestOptions, opts: KubeSendOptions): Promise<KubeResponse | { readonly protocol: string }>
+  /** The protocol the server chooses by ALPN (`h2`, `http/1.1`, '' for none), from the shared session or a handshake. */
+  protocolOf(url: URL, options: https.RequestOptions): Promise<string>
   /** Closes every session once its streams are through. */
   close(): void
 }
@@ -61,6 +63,7 @@ export function createH2Transport(buffers: BodyBuffers, opts: H2SessionOptions):
   }
   return {
     send: (url, options, req) => send(url, options, req, usableSession, buffers),
+    protocolOf: async (url, options) => (await usableSession(url, options)).protocol,
     close() {
       for (const s of sessions.values()) void s.then((o) => ('session' in o ? o.session.close() : undefined), () => {})
       sessions.clear()
