@@ -59,6 +59,11 @@ export interface ControlPlane {
   stopApiServer(): Promise<void>
   /** Starts kube-apiserver again on the same port after {@link stopApiServer}; resolves once it is ready. */
   startApiServer(): Promise<void>
+  /**
+   * SIGSTOPs kube-apiserver (`kill -STOP`): a hung process whose kernel still runs: connections stay
+   * open and new ones are accepted, nothing is answered, HTTP/2 PINGs included; `false` SIGCONTs it.
+   */
+  pauseApiServer(paused: boolean): void
   /** etcd's current revision, then compacts its history up to it (what kube-apiserver does every 5 min). */
   compactEtcd(): Promise<number>
   /** The pids of the components still running. */
@@ -221,6 +226,9 @@ async function boot(opts: ControlPlaneOptions & { log: (line: string) => void },
     async startApiServer() {
       apiserver = supervisor.start('kube-apiserver', binaries['kube-apiserver'], apiserverArgs)
       await apiReady(apiserver)
+    },
+    pauseApiServer(paused) {
+      apiserver.child.kill(paused ? 'SIGSTOP' : 'SIGCONT')
     },
     async compactEtcd() {
       const range = (await (await fetch(`${etcdUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: 'AA==' }) })).json()) as { header: { revision: string } }
