@@ -87,7 +87,7 @@ describe.concurrent.each(['node', 'deno'])('collector on %s against an API serve
       // The protocol, said once: one shared HTTP/2 connection, or HTTP/1.1 and why.
       const protocolLines = () => stderr().split('\n').filter((l) => l.includes('HTTP/2, one connection checked by PING') || l.includes('HTTP/1.1 (the server chose'))
       expect(protocolLines()).toHaveLength(1)
-      expect(protocolLines()[0]).toContain(http1Only ? 'HTTP/1.1 (the server chose http/1.1 by ALPN, not h2); watches stay short' : 'HTTP/2, one connection checked by PING after 10 s')
+      expect(protocolLines()[0]).toContain(http1Only ? 'HTTP/1.1 (the server chose http/1.1 by ALPN, not h2); watches stay short' : `HTTP/2, one connection checked by PING after ${LIMIT_SECS} s`)
       expect(metric(await collector.metrics(), 'k8s_collector_api_http2')).toBe(http1Only ? 0 : 1)
       if (http1Only) {
         // Healthy watches at this limit (timeoutSeconds 5) cycle: each stream saw the server end one, and none was torn down.
