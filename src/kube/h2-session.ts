@@ -18,6 +18,8 @@ export type H2Open = { readonly protocol: 'h2'; readonly session: H2Session } | 
 export interface H2Session {
   /** False once it is closing, closed, or told to go away: new requests need a new session. */
   readonly usable: boolean
+  /** True once the connection is gone (closed or destroyed): a body that ended now may have been cut. */
+  readonly dead: boolean
   /** Opens a stream; throws when the session cannot take one any more. */
   request(headers: http2.OutgoingHttpHeaders, endStream: boolean): http2.ClientHttp2Stream
   /** Something arrived for a stream: the connection is alive. */
@@ -116,6 +118,11 @@ function sessionOver(url: URL, socket: tls.TLSSocket, opts: H2SessionOptions): H
   const counts = opts.pings
   /** Settles the PING out (if any) as answered or not, once. */
   let settlePing: ((answered: boolean) => void) | undefined
+  /** Tells every request still open on the connection that it is gone, and why. */
+  const die = (reason: KubeTransportError): void => {
+    for (const onDeath of [...deaths]) onDeath(reason)
+    deaths.clear()
+  }
   const end = (): void => {
     usable = false
     liveness.stop()
@@ -147,17 +154,24 @@ function sessionOver(url: URL, socket: tls.TLSSocket, opts: H2SessionOptions): H
     (silentMs) => {
       settlePing?.(false)
       end()
-      const reason = new KubeTransportError(
-        `${url.host}: ${TRANSPORT_REASONS.ping_timeout} (no answer within ${opts.liveness.answerMs / 1000} s, nothing received for ${(silentMs / 1000).toFixed(1)} s)`,
-        { reason: 'ping_timeout' },
+      die(
+        new KubeTransportError(
+          `${url.host}: ${TRANSPORT_REASONS.ping_timeout} (no answer within ${opts.liveness.answerMs / 1000} s, nothing received for ${(silentMs / 1000).toFixed(1)} s)`,
+          { reason: 'ping_timeout' },
+        ),
       )
-      for (const onDeath of [...deaths]) onDeath(reason)
       session.destroy()
     },
   )
-  // Every failure reaches the streams (their reads report it); the session's own is only noted.
-  session.on('error', end)
-  session.on('close', end)
+  // Every failure reaches the requests still open on the connection (the first reason is theirs).
+  session.on('error', (err) => {
+    end()
+    die(transportError(url.host, err))
+  })
+  session.on('close', () => {
+    end()
+    die(new KubeTransportError(`${url.host}: ${TRANSPORT_REASONS.reset} (the connection closed)`, { reason: 'reset' }))
+  })
   session.on('goaway', () => {
     usable = false
   })
@@ -174,6 +188,9 @@ function sessionOver(url: URL, socket: tls.TLSSocket, opts: H2SessionOptions): H
   return {
     get usable() {
       return usable && !session.closed && !session.destroyed
+    },
+    get dead() {
+      return session.destroyed || (session.closed && open === 0)
     },
     request(headers, endStream) {
       const stream = session.request(headers, { endStream })

@@ -191,10 +191,12 @@ function responseOf(
       finish()
       const reason = guard.closedBy()
       if (reason) throw reason
-      // A stream reset by the server ends without END_STREAM: not a clean end of the body.
+      // node:http2 ends a stream's body alike when END_STREAM came and when the stream or its
+      // connection was cut: a reset stream or a dead connection is not a clean end of the body.
       if (stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR) {
         throw new KubeTransportError(`response body: ${TRANSPORT_REASONS.reset} (stream reset, code ${stream.rstCode})`, { reason: 'reset' })
       }
+      if (session.dead) throw new KubeTransportError(`response body: ${TRANSPORT_REASONS.reset} (the connection closed)`, { reason: 'reset' })
       return null
     }
     session.heard()
