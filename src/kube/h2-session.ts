@@ -190,7 +190,7 @@ function sessionOver(url: URL, socket: tls.TLSSocket, opts: H2SessionOptions): H
       return usable && !session.closed && !session.destroyed
     },
     get dead() {
-      return session.destroyed || (session.closed && open === 0)
+      return session.destroyed
     },
     request(headers, endStream) {
       const stream = session.request(headers, { endStream })
