@@ -48,8 +48,8 @@ export interface MatrixServer {
   readonly requests: SeenRequest[]
   /** TLS handshakes that failed on the server side, with the error code. */
   readonly tlsErrors: string[]
-  /** Ends every open watch body now (the client watches again). */
-  endWatches(): void
+  /** Ends every open watch body now, or those whose bearer token `which` picks (the client watches again). */
+  endWatches(which?: (token: string) => boolean): void
   close(): Promise<void>
 }
 
@@ -72,7 +72,8 @@ function status(res: ServerResponse, code: number, reason: string, message: stri
 export async function startMatrixServer(opts: MatrixServerOptions): Promise<MatrixServer> {
   const requests: SeenRequest[] = []
   const tlsErrors: string[] = []
-  const watches = new Set<ServerResponse>()
+  /** Open watch bodies, with the bearer token of their request. */
+  const watches = new Map<ServerResponse, string>()
   const sockets = new Set<Socket>()
   const prefix = opts.prefix ?? ''
   let port = 0
@@ -89,7 +90,7 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
     }
   }
 
-  const handle = (req: IncomingMessage, res: ServerResponse): number => {
+  const handle = (req: IncomingMessage, res: ServerResponse, token: string): number => {
     const url = new URL(req.url ?? '/', 'https://x')
     if (!url.pathname.startsWith(prefix)) return status(res, 404, 'NotFound', `not under ${prefix}`)
     const path = url.pathname.slice(prefix.length)
@@ -115,7 +116,7 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
       const object = { kind: collection.kind, apiVersion: collection.apiVersion, metadata: { resourceVersion: RV, annotations: { 'k8s.io/initial-events-end': 'true' } } }
       res.write(JSON.stringify({ type: 'BOOKMARK', object }) + '\n')
     }
-    watches.add(res)
+    watches.set(res, token)
     const ms = opts.watchMs ?? Number(q.get('timeoutSeconds') ?? 600) * 1000
     const timer = setTimeout(() => res.end(), ms)
     res.on('close', () => {
@@ -133,7 +134,7 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
       const peer = (req.socket as TLSSocket).getPeerCertificate?.()
       const clientCn = peer?.subject ? String(peer.subject.CN ?? '') : ''
       const url = new URL(req.url ?? '/', 'https://x')
-      const code = authenticated(req, token, clientCn) ? handle(req, res) : status(res, 401, 'Unauthorized', 'Unauthorized')
+      const code = authenticated(req, token, clientCn) ? handle(req, res, token) : status(res, 401, 'Unauthorized', 'Unauthorized')
       requests.push({ path: url.pathname, query: url.searchParams, userAgent: String(req.headers['user-agent'] ?? ''), token, clientCn, status: code, at: Date.now(), protocol: req.httpVersion })
     }) as never,
   )
@@ -154,8 +155,8 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
     port,
     requests,
     tlsErrors,
-    endWatches() {
-      for (const w of [...watches]) w.end()
+    endWatches(which) {
+      for (const [w, token] of [...watches]) if (which === undefined || which(token)) w.end()
     },
     async close() {
       for (const s of sockets) s.destroy()
