@@ -1,7 +1,8 @@
 // Test support: a real HTTPS server with client-certificate auth whose responses each test
 // scripts request by request, plus builders for API objects, list bodies and watch lines.
+import http2 from 'node:http2'
 import https from 'node:https'
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import { KubeConfig } from '@kubernetes/client-node'
@@ -65,14 +66,15 @@ export interface WatchWriter {
   raw(text: string): void
   /** Clean end of the body. */
   end(): void
-  /** Abrupt end: the socket is destroyed. */
+  /** Abrupt end: the socket is destroyed (over HTTP/2: the stream is reset). */
   destroy(): void
   readonly closed: Promise<void>
 }
 
 /** Starts a 200 watch response and returns a writer for its lines. */
 export function startWatchBody(res: ServerResponse, kind = 'Pod'): WatchWriter {
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' })
+  // HTTP/2 forbids Transfer-Encoding (RFC 9113 §8.2.2): its DATA frames are the chunks.
+  res.writeHead(200, 'stream' in res ? { 'Content-Type': 'application/json' } : { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' })
   res.flushHeaders()
   const closed = new Promise<void>((resolve) => res.on('close', () => resolve()))
   const write = (s: string): void => {
@@ -89,7 +91,7 @@ export function startWatchBody(res: ServerResponse, kind = 'Pod'): WatchWriter {
       ),
     raw: write,
     end: () => res.end(),
-    destroy: () => res.socket?.destroy(),
+    destroy: () => ('stream' in res ? (res as unknown as { stream: http2.Http2Stream }).stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR) : res.socket?.destroy()),
     closed,
   }
 }
@@ -150,26 +152,35 @@ export function wantsMetadata(req: FakeRequest): boolean {
   return String(req.headers.accept ?? '').includes('as=PartialObjectMetadata')
 }
 
-/** Starts the server on 127.0.0.1 with a fresh PKI (or the given one). */
-export async function startFakeApiServer(pki?: TestPki): Promise<FakeApiServer> {
+/**
+ * Starts the server on 127.0.0.1 with a fresh PKI (or the given one). HTTP/1.1 only, unless
+ * `opts.http2`: then h2 and HTTP/1.1 by ALPN, as a kube-apiserver; `client()` offers h2 only then.
+ */
+export async function startFakeApiServer(pki?: TestPki, opts: { http2?: boolean } = {}): Promise<FakeApiServer> {
   const tls = pki ?? (await createTestPki())
   const queues = new Map<string, Handler[]>()
   const requests: FakeRequest[] = []
   const waiters = new Set<() => void>()
-  const server = https.createServer(
-    { cert: tls.serverCertPem, key: tls.serverKeyPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true },
-    (req, res) => {
-      const url = new URL(req.url ?? '/', 'https://x')
-      const peer = (req.socket as TLSSocket).getPeerCertificate?.()
-      const fr: FakeRequest = { path: url.pathname, query: url.searchParams, headers: req.headers, clientCn: String(peer?.subject?.CN ?? '') }
-      requests.push(fr)
-      for (const w of waiters) w()
-      const handler = queues.get(fr.path)?.shift() ?? api.fallback
-      Promise.resolve(handler(fr, res)).catch((err) => {
-        if (!res.headersSent) sendStatus(res, 500, 'InternalError', String(err))
-      })
-    },
-  )
+  const http2Server = opts.http2 === true
+  const tlsOptions = { cert: tls.serverCertPem, key: tls.serverKeyPem, ca: tls.caPem, requestCert: true, rejectUnauthorized: true }
+  const sessions = new Set<http2.ServerHttp2Session>()
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = new URL(req.url ?? '/', 'https://x')
+    const peer = (req.socket as TLSSocket).getPeerCertificate?.()
+    const fr: FakeRequest = { path: url.pathname, query: url.searchParams, headers: req.headers, clientCn: String(peer?.subject?.CN ?? '') }
+    requests.push(fr)
+    for (const w of waiters) w()
+    const handler = queues.get(fr.path)?.shift() ?? api.fallback
+    Promise.resolve(handler(fr, res)).catch((err) => {
+      if (!res.headersSent) sendStatus(res, 500, 'InternalError', String(err))
+    })
+  }
+  const server = http2Server ? http2.createSecureServer({ ...tlsOptions, allowHTTP1: true }, listener as never) : https.createServer(tlsOptions, listener)
+  server.on('session', (s: http2.ServerHttp2Session) => {
+    sessions.add(s)
+    s.on('close', () => sessions.delete(s))
+    s.on('error', () => {})
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
   const api: FakeApiServer = {
@@ -184,10 +195,10 @@ export async function startFakeApiServer(pki?: TestPki): Promise<FakeApiServer> 
       q.push(...handlers)
       queues.set(path, q)
     },
-    client(opts = {}) {
+    client(clientOpts = {}) {
       const kc = new KubeConfig()
       kc.loadFromString(kubeconfigFor(url, tls, { cert: true }))
-      return createKubeClient({ ...opts, kubeConfig: kc })
+      return createKubeClient({ http2: http2Server ? 'auto' : 'never', ...clientOpts, kubeConfig: kc })
     },
     waitForRequests(n, pred = () => true, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
@@ -208,7 +219,8 @@ export async function startFakeApiServer(pki?: TestPki): Promise<FakeApiServer> 
       })
     },
     async close() {
-      server.closeAllConnections()
+      if ('closeAllConnections' in server) server.closeAllConnections()
+      for (const s of sessions) s.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }

@@ -64,8 +64,8 @@ export interface ControlPlane {
   /** Starts kube-apiserver again on the same port after {@link stopApiServer}; resolves once it is ready. */
   startApiServer(): Promise<void>
   /**
-   * SIGSTOPs kube-apiserver (`paused`) or SIGCONTs it: a hung process, its connections kept open,
-   * nothing answered and no FIN or RST, new connections left in its listen backlog.
+   * SIGSTOPs kube-apiserver (`kill -STOP`): a hung process whose kernel still runs: connections stay
+   * open and new ones are accepted, nothing is answered, HTTP/2 PINGs included; `false` SIGCONTs it.
    */
   pauseApiServer(paused: boolean): void
   /** etcd's current revision, then compacts its history up to it (what kube-apiserver does every 5 min). */

@@ -23,6 +23,7 @@ const FLAGS: readonly Flag[] = [
   { name: 'state-dir', option: 'stateDir', kind: 'string', arg: 'DIR', help: 'keep the CA, certificates, token and objects in DIR across restarts' },
   { name: 'fresh-pki', option: 'freshPki', kind: 'true', help: 'with --state-dir: a new CA, certificates and token' },
   { name: 'fresh-state', option: 'freshState', kind: 'true', help: 'with --state-dir: start without the stored objects' },
+  { name: 'http1-only', option: 'http1Only', kind: 'true', help: 'serve HTTP/1.1 only (no h2 by ALPN), like kubectl proxy' },
   { name: 'no-watch-list', option: 'watchList', kind: 'false', help: 'answer streaming lists (sendInitialEvents) with 422 like an older server' },
   { name: 'no-controllers', option: 'controllers', kind: 'false', help: 'no scheduler/kubelet/controllers: objects stay as written' },
   { name: 'pod-start-delay-ms', option: 'podStartDelayMs', kind: 'int', arg: 'N', help: 'Pending → Running delay (default 50)' },

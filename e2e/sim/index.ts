@@ -74,7 +74,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     faults: active(), faultLog: [...ctx.faults.log],
   })
   const auth = { token: () => creds.token }
-  listener = new SimListener(creds.pki, createHandler(ctx, { faults, runCronJobNow, stats }, auth))
+  listener = new SimListener(creds.pki, createHandler(ctx, { faults, runCronJobNow, stats }, auth), { http1Only: config.http1Only })
   config.port = await listener.listen(config.host, config.port)
   const urlHost = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `https://${urlHost}:${config.port}`

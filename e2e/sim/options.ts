@@ -1,4 +1,5 @@
 // Resolves SimOptions to a complete configuration: every default lives here (sim-api.md).
+import { systemClock } from '../../src/util/clock.ts'
 import type { SimOptions } from './types.ts'
 
 /** SimOptions with every default applied. */
@@ -25,6 +26,8 @@ export function resolveOptions(opts: SimOptions = {}): SimConfig {
     stateDir: opts.stateDir ?? '',
     freshPki: opts.freshPki ?? false,
     freshState: opts.freshState ?? false,
+    http1Only: opts.http1Only ?? false,
+    clock: opts.clock ?? systemClock,
   }
   // node i gets 10.244.i.0/24 and 172.18.0.(i+1): i must fit an octet with room for the host IP.
   if (!Number.isInteger(config.nodes) || config.nodes < 1 || config.nodes > 253) {

@@ -1,4 +1,5 @@
 // The simulator's programmatic contract (/work/briefs/sim-api.md): options, the Simulator handle, faults, bulk mode.
+import type { Clock } from '../../src/util/clock.ts'
 
 /** Options of `startSimulator`; every field is optional, defaults are resolved in `options.ts`. */
 export interface SimOptions {
@@ -41,6 +42,16 @@ export interface SimOptions {
   freshPki?: boolean
   /** With stateDir: start with no objects instead of the stored ones (default false). */
   freshState?: boolean
+  /**
+   * Serve HTTP/1.1 only, as `kubectl proxy` and some proxies do: ALPN offers `http/1.1` alone
+   * (default false: `h2` and `http/1.1`, as a kube-apiserver does).
+   */
+  http1Only?: boolean
+  /**
+   * The clock of the watches' deadlines (timeoutSeconds) and bookmarks (default: the system clock),
+   * so that tests run watches of minutes on fake time.
+   */
+  clock?: Clock
 }
 
 /** Resource plurals the simulator serves (`events`: core/v1; events.k8s.io/v1 shows the same objects). */

@@ -1,8 +1,9 @@
 // Test support for the TLS matrix: a small real HTTPS API server with the TLS material and the
 // authentication of one case, serving the three collections the collector lists and watches
 // (empty, streaming lists and plain LIST + WATCH) and the discovery documents kubectl reads (the
-// simulator's), under an optional path prefix, on 127.0.0.1 or ::1.
-import https from 'node:https'
+// simulator's), under an optional path prefix, on 127.0.0.1 or ::1; over HTTP/2 and HTTP/1.1 by
+// ALPN, as a kube-apiserver (kubectl and the collector both take h2).
+import http2 from 'node:http2'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
@@ -20,6 +21,8 @@ export interface SeenRequest {
   readonly status: number
   /** When it arrived (Date.now()). */
   readonly at: number
+  /** `2.0` or `1.1`. */
+  readonly protocol: string
 }
 
 /** Who may in: a bearer token (`accepts` decides), a client certificate of `clientCa` with this CN, or anyone. */
@@ -45,8 +48,8 @@ export interface MatrixServer {
   readonly requests: SeenRequest[]
   /** TLS handshakes that failed on the server side, with the error code. */
   readonly tlsErrors: string[]
-  /** Ends every open watch body now (the client watches again). */
-  endWatches(): void
+  /** Ends every open watch body now, or those whose bearer token `which` picks (the client watches again). */
+  endWatches(which?: (token: string) => boolean): void
   close(): Promise<void>
 }
 
@@ -69,7 +72,8 @@ function status(res: ServerResponse, code: number, reason: string, message: stri
 export async function startMatrixServer(opts: MatrixServerOptions): Promise<MatrixServer> {
   const requests: SeenRequest[] = []
   const tlsErrors: string[] = []
-  const watches = new Set<ServerResponse>()
+  /** Open watch bodies, with the bearer token of their request. */
+  const watches = new Map<ServerResponse, string>()
   const sockets = new Set<Socket>()
   const prefix = opts.prefix ?? ''
   let port = 0
@@ -86,7 +90,7 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
     }
   }
 
-  const handle = (req: IncomingMessage, res: ServerResponse): number => {
+  const handle = (req: IncomingMessage, res: ServerResponse, token: string): number => {
     const url = new URL(req.url ?? '/', 'https://x')
     if (!url.pathname.startsWith(prefix)) return status(res, 404, 'NotFound', `not under ${prefix}`)
     const path = url.pathname.slice(prefix.length)
@@ -104,14 +108,15 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
       res.end(JSON.stringify({ kind: `${collection.kind}List`, apiVersion: collection.apiVersion, metadata: { resourceVersion: RV }, items: [] }))
       return 200
     }
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' })
+    // HTTP/2 forbids Transfer-Encoding (RFC 9113 §8.2.2).
+    res.writeHead(200, req.httpVersionMajor === 2 ? { 'Content-Type': 'application/json' } : { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' })
     res.flushHeaders()
     // A streaming list of an empty collection: only the end bookmark (docs/kube-api.md "Streaming lists").
     if (q.get('sendInitialEvents') === 'true') {
       const object = { kind: collection.kind, apiVersion: collection.apiVersion, metadata: { resourceVersion: RV, annotations: { 'k8s.io/initial-events-end': 'true' } } }
       res.write(JSON.stringify({ type: 'BOOKMARK', object }) + '\n')
     }
-    watches.add(res)
+    watches.set(res, token)
     const ms = opts.watchMs ?? Number(q.get('timeoutSeconds') ?? 600) * 1000
     const timer = setTimeout(() => res.end(), ms)
     res.on('close', () => {
@@ -121,18 +126,19 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
     return 200
   }
 
-  const server = https.createServer(
-    { cert: opts.certPem, key: opts.keyPem, ...(opts.clientCaPem ? { ca: opts.clientCaPem, requestCert: true, rejectUnauthorized: false } : {}) },
-    (req, res) => {
+  const server = http2.createSecureServer(
+    { allowHTTP1: true, cert: opts.certPem, key: opts.keyPem, ...(opts.clientCaPem ? { ca: opts.clientCaPem, requestCert: true, rejectUnauthorized: false } : {}) },
+    ((req: IncomingMessage, res: ServerResponse) => {
       const auth = req.headers.authorization ?? ''
       const token = auth.startsWith('Bearer ') ? auth.slice(7) : ''
       const peer = (req.socket as TLSSocket).getPeerCertificate?.()
       const clientCn = peer?.subject ? String(peer.subject.CN ?? '') : ''
       const url = new URL(req.url ?? '/', 'https://x')
-      const code = authenticated(req, token, clientCn) ? handle(req, res) : status(res, 401, 'Unauthorized', 'Unauthorized')
-      requests.push({ path: url.pathname, query: url.searchParams, userAgent: String(req.headers['user-agent'] ?? ''), token, clientCn, status: code, at: Date.now() })
-    },
+      const code = authenticated(req, token, clientCn) ? handle(req, res, token) : status(res, 401, 'Unauthorized', 'Unauthorized')
+      requests.push({ path: url.pathname, query: url.searchParams, userAgent: String(req.headers['user-agent'] ?? ''), token, clientCn, status: code, at: Date.now(), protocol: req.httpVersion })
+    }) as never,
   )
+  server.on('sessionError', () => {})
   server.on('tlsClientError', (err: NodeJS.ErrnoException) => void tlsErrors.push(err.code ?? err.message))
   server.on('connection', (s: Socket) => {
     sockets.add(s)
@@ -149,8 +155,8 @@ export async function startMatrixServer(opts: MatrixServerOptions): Promise<Matr
     port,
     requests,
     tlsErrors,
-    endWatches() {
-      for (const w of watches) w.end()
+    endWatches(which) {
+      for (const [w, token] of [...watches]) if (which === undefined || which(token)) w.end()
     },
     async close() {
       for (const s of sockets) s.destroy()

@@ -51,14 +51,15 @@ export interface MatrixCase {
   /** `connects`, or the reason kubectl refuses for (docs/kube-api.md "Transport failures"). */
   readonly kubectl: 'connects' | TransportReason
   /**
-   * What carries the collector's requests on Deno: fetch, or node:https because the kubeconfig asks
-   * for what fetch cannot do, or because fetch refused the serving certificate (a CA). Default fetch.
+   * What carries the collector's requests, on Node and Deno alike: HTTP/2 (node:http2; the matrix
+   * server offers h2 by ALPN, as a kube-apiserver does), or HTTP/1.1 over node:https because the
+   * kubeconfig has a proxy-url. Default h2.
    */
-  readonly deno?: DenoTransport
+  readonly transport?: Transport
   setUp(dir: string, pki: SharedPki): Promise<CaseSetup>
 }
 
-export type DenoTransport = 'fetch' | 'node:https (kubeconfig)' | 'node:https (CA as serving certificate)'
+export type Transport = 'h2' | 'node:https (proxy-url)'
 
 export const b64 = (s: string): string => Buffer.from(s).toString('base64')
 
@@ -94,12 +95,10 @@ export function simple(
   name: string,
   kubectl: MatrixCase['kubectl'],
   shape: (dir: string, pki: SharedPki) => Promise<{ server: Partial<MatrixServerOptions> & Pick<MatrixServerOptions, 'certPem' | 'keyPem'>; cluster: (url: string) => Record<string, unknown>; user?: Record<string, unknown> }>,
-  deno: DenoTransport = 'fetch',
 ): MatrixCase {
   return {
     name,
     kubectl,
-    deno,
     async setUp(dir, pki) {
       const s = await shape(dir, pki)
       const server = await startMatrixServer({ host: '127.0.0.1', authn: tokenAuthn, ...s.server })

@@ -26,7 +26,7 @@ export const CASES: readonly MatrixCase[] = [
   simple('serving certificate that is its own CA (openssl req -x509)', 'connects', async () => {
     const own = await createSelfSignedCaServer('kube-apiserver', ['ip:127.0.0.1', 'dns:localhost'])
     return { server: { ...own }, cluster: (url) => ({ server: url, 'certificate-authority-data': b64(own.certPem) }) }
-  }, 'node:https (CA as serving certificate)'),
+  }),
   simple('intermediate CA chain (server sends leaf + intermediate)', 'connects', async (_, pki) => {
     const inter = await pki.ca.intermediate('matrix-intermediate')
     const leaf = await inter.leaf({ cn: 'kube-apiserver', san: ['ip:127.0.0.1'], usage: 'server' })
@@ -45,15 +45,15 @@ export const CASES: readonly MatrixCase[] = [
   simple('insecure-skip-tls-verify (a CA the kubeconfig does not hold)', 'connects', async () => {
     const stranger = await createCa('unknown-ca')
     return { server: { ...(await stranger.leaf({ cn: 'kube-apiserver', san: ['ip:127.0.0.1'], usage: 'server' })) }, cluster: (url) => ({ server: url, 'insecure-skip-tls-verify': true }) }
-  }, 'node:https (kubeconfig)'),
+  }),
   simple('tls-server-name (certificate for another name than the URL)', 'connects', async (_, pki) => ({
     server: { ...(await pki.ca.leaf({ cn: 'kube-apiserver', san: ['dns:kube.internal'], usage: 'server' })) },
     cluster: (url) => ({ ...byIp(url), ...caData(pki), 'tls-server-name': 'kube.internal' }),
-  }), 'node:https (kubeconfig)'),
+  })),
   {
     name: 'proxy-url through an HTTP CONNECT proxy',
     kubectl: 'connects',
-    deno: 'node:https (kubeconfig)',
+    transport: 'node:https (proxy-url)',
     async setUp(dir, pki) {
       const server = await startMatrixServer({ host: '127.0.0.1', ...pki.server, authn: tokenAuthn })
       const proxy = await startConnectProxy()
@@ -100,10 +100,10 @@ export const CASES: readonly MatrixCase[] = [
       cluster: (url) => ({ ...byIp(url), ...caData(pki) }),
     }
   }),
-  simple('expired serving certificate with tls-server-name (node:https on Deno)', 'tls_expired', async (_, pki) => ({
+  simple('expired serving certificate with tls-server-name', 'tls_expired', async (_, pki) => ({
     server: { ...(await pki.ca.leaf({ cn: 'kube-apiserver', san: ['dns:kube.internal'], usage: 'server', validDays: [-10, -5] })) },
     cluster: (url) => ({ ...byIp(url), ...caData(pki), 'tls-server-name': 'kube.internal' }),
-  }), 'node:https (kubeconfig)'),
+  })),
   simple('DNS-only subject alternative name, server by IP (another name)', 'tls_wrong_name', async (_, pki) => ({
     server: { ...(await pki.ca.leaf({ cn: 'kube-apiserver', san: ['dns:kube.internal'], usage: 'server' })) },
     cluster: (url) => ({ ...byIp(url), ...caData(pki) }),
@@ -115,7 +115,7 @@ export const CASES: readonly MatrixCase[] = [
   {
     name: 'proxy-url, the proxy refuses CONNECT (403)',
     kubectl: 'proxy',
-    deno: 'node:https (kubeconfig)',
+    transport: 'node:https (proxy-url)',
     async setUp(dir, pki) {
       const server = await startMatrixServer({ host: '127.0.0.1', ...pki.server, authn: tokenAuthn })
       const proxy = await startConnectProxy({ refuse: true })

@@ -81,14 +81,22 @@ describe.concurrent('kubectl parity: the collector on Node and Deno beside kubec
           expect(outcome, log.slice(-3000)).toBe(judge.outcome)
           // "fetch failed" never stands alone: every failure line names its cause.
           expect(log).not.toMatch(/: fetch failed[;"]/)
+          // HTTP/2 on both runtimes; a proxy-url keeps HTTP/1.1, node:https on Deno (one warning line each).
+          const transport = c.transport ?? 'h2'
           const overNode = log.split('\n').filter((l) => l.includes('over node:https'))
-          const deno = runtime === 'deno' ? (c.deno ?? 'fetch') : 'fetch'
-          expect(overNode, 'the warning lines about node:https').toHaveLength(deno === 'fetch' ? 0 : 1)
-          if (deno === 'node:https (CA as serving certificate)') expect(overNode[0]).toContain('CaUsedAsEndEntity')
+          expect(overNode, 'the warning lines about node:https').toHaveLength(runtime === 'deno' && transport !== 'h2' ? 1 : 0)
+          const protocolLines = log.split('\n').filter((l) => l.includes('HTTP/2, one connection') || l.includes('HTTP/1.1 ('))
+          if (transport !== 'h2') expect(protocolLines, 'the protocol line').toEqual([expect.stringContaining('HTTP/1.1 (the kubeconfig has a proxy-url')])
+          else if (outcome === 'connects') expect(protocolLines, 'the protocol line').toEqual([expect.stringContaining('HTTP/2, one connection checked by PING')])
           if (outcome === 'connects') {
             const requests = () => setup.server.requests.slice(first).filter((r) => r.userAgent.startsWith('k8s-collector'))
             await setup.check?.({ runtime, stderr: collector.stderr, requests })
             expect(new Set(requests().filter((r) => r.status === 200).map((r) => r.path)).size).toBe(3)
+            // Watches over h2; LIST pages and streaming lists too on Node, over fetch (HTTP/1.1) on Deno where fetch can carry them.
+            const watches = requests().filter((r) => r.query.get('watch') === '1' && r.query.get('sendInitialEvents') !== 'true')
+            expect(watches.length).toBeGreaterThan(0)
+            expect(new Set(watches.map((r) => r.protocol))).toEqual(new Set([transport === 'h2' ? '2.0' : '1.1']))
+            if (runtime === 'node' || transport !== 'h2') expect(new Set(requests().map((r) => r.protocol))).toEqual(new Set([transport === 'h2' ? '2.0' : '1.1']))
           } else {
             const reason = outcome as TransportReason
             expect(REASONS).toContain(reason)

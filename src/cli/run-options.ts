@@ -43,7 +43,7 @@ export const RUN_OPTIONS = {
     env: 'K8S_COLLECTOR_API_SILENCE_LIMIT_SECS',
     type: seconds(10, 600),
     default: '30',
-    help: 'tear down a list or watch request that gets nothing from the API server for this long (`peer_silent`); watches ask the server to end them after ½ to ⅔ of it',
+    help: 'tear down a list or watch request that gets nothing from the API server for this long (`peer_silent`); over HTTP/1.1 watches ask the server to end them after ½ to ⅔ of it; over HTTP/2 the shared connection gets a PING after this long without a frame and is closed as dead when no answer comes within half of it (`ping_timeout`)',
   },
   httpListen: { flag: 'http-listen', env: 'K8S_COLLECTOR_HTTP_LISTEN', type: hostPort, default: '0.0.0.0:8080', help: '`/healthz`, `/readyz` and `/metrics` listener' },
   leaderElect: {

@@ -4,6 +4,7 @@ import { createKubeClient, watchJobs, watchPods, watchReplicaSets, type KubeClie
 import type { StreamName } from '../match/index.ts'
 import type { ModelContext, StreamEvent } from '../model/index.ts'
 import type { Registry } from '../observe/metrics.ts'
+import type { Clock } from '../util/clock.ts'
 import type { CollectorStream, CollectorStreams } from './collector.ts'
 
 interface Restartable<T> extends CollectorStream<T> {
@@ -81,7 +82,7 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
     'status',
     'Failed list and watch requests, by stream and status: the HTTP status code (403, 410, 429, 500 …, in-stream ERROR events included) ' +
       'or the transport failure\'s reason (tls_unknown_authority, tls_expired, tls_wrong_name, tls_ca_as_server, tls_handshake, dns, refused, reset, timeout, ' +
-      'unreachable, proxy, credentials, network: docs/kube-api.md "Transport failures"), peer_silent (nothing received for the silence limit, docs/behaviour.md §12), ' +
+      'unreachable, proxy, ping_timeout, credentials, network: docs/kube-api.md "Transport failures"), peer_silent (nothing received for the silence limit, docs/behaviour.md §12), ' +
       'malformed (a body or line that is not JSON, docs/behaviour.md §9), short_watch (a watch ended at once without a line), ' +
       'initial_events_timeout (a streaming list without its end bookmark in time).',
     (s) => s.errors,
@@ -91,7 +92,7 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
     'cause',
     'Watch connections ended, by stream and cause: peer_closed (the API server ended the body, e.g. its timeoutSeconds), ' +
       'error (reset, malformed line, ERROR event), peer_silent (a list or watch request torn down because the API server ' +
-      'sent nothing for the silence limit, docs/behaviour.md §12).',
+      'sent nothing for the silence limit, or failed because its HTTP/2 connection did not answer a PING: docs/behaviour.md §12).',
     (s) => s.disconnects,
   )
   counted('k8s_collector_watch_restarts_total', 'Watches that ended (cleanly or not) and were resumed from their last resourceVersion without a relist.', (s) => s.watchRestarts)
@@ -116,17 +117,45 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
   })
 }
 
+/** The API connection's own metrics: its protocol and, over HTTP/2, its PINGs (docs/dead-links.md §2). */
+function registerApiMetrics(registry: Registry, client: KubeClient): void {
+  registry.gauge({
+    name: 'k8s_collector_api_http2',
+    help: '1 when the API server requests go over one shared HTTP/2 connection checked by PING (watches of 5 to 10 minutes), 0 over HTTP/1.1 (watches of 15 to 20 s; the log says why) or before the first connection.',
+    collect: () => (client.protocol === 'h2' ? 1 : 0),
+  })
+  registry.counter({
+    name: 'k8s_collector_api_pings_total',
+    help: 'HTTP/2 PINGs sent to the API server after the silence limit without a frame, by outcome: answered, unanswered (no answer within half the limit: the connection was closed as dead, or it closed first).',
+    labelNames: ['outcome'],
+    collect: () => [
+      [['answered'], client.pings?.answered ?? 0],
+      [['unanswered'], client.pings?.unanswered ?? 0],
+    ],
+  })
+}
+
 /**
  * Builds the pod, ReplicaSet and Job streams from the kubeconfig (throws on a bad configuration).
  * `silenceLimitMs`: the API silence limit (docs/behaviour.md §12; default the watch layer's, 30 s).
  * `model`: the collector's model context, which every stream's converters intern through.
+ * `clock`: the streams' timeouts and backoffs (default: the system clock).
  */
-export function createKubeStreams(opts: { kubeconfig?: string; registry: Registry; signal: AbortSignal; model: ModelContext; client?: KubeClient; silenceLimitMs?: number }): CollectorStreams {
+export function createKubeStreams(opts: {
+  kubeconfig?: string
+  registry: Registry
+  signal: AbortSignal
+  model: ModelContext
+  client?: KubeClient
+  silenceLimitMs?: number
+  clock?: Clock
+}): CollectorStreams {
   const client = opts.client ?? createKubeClient(opts.kubeconfig ? { kubeconfigPath: opts.kubeconfig } : {})
-  const { silenceLimitMs, model } = opts
-  const pods = restartable((signal) => watchPods(client, { signal, silenceLimitMs, model }), opts.signal)
-  const replicasets = restartable((signal) => watchReplicaSets(client, { signal, silenceLimitMs, model }), opts.signal)
-  const jobs = restartable((signal) => watchJobs(client, { signal, silenceLimitMs, model }), opts.signal)
+  const { silenceLimitMs, model, clock } = opts
+  const pods = restartable((signal) => watchPods(client, { signal, silenceLimitMs, model, clock }), opts.signal)
+  const replicasets = restartable((signal) => watchReplicaSets(client, { signal, silenceLimitMs, model, clock }), opts.signal)
+  const jobs = restartable((signal) => watchJobs(client, { signal, silenceLimitMs, model, clock }), opts.signal)
   registerWatchMetrics(opts.registry, { pods, replicasets, jobs } as Record<StreamName, Restartable<unknown>>)
+  registerApiMetrics(opts.registry, client)
   return { pods, replicasets, jobs }
 }

@@ -34,7 +34,8 @@ export function startEvents(opts: {
   }
   let client
   try {
-    client = createKubeClient(opts.kubeconfig ? { kubeconfigPath: opts.kubeconfig } : {})
+    // A few short writes: HTTP/1.1, without a second long-lived connection (and a second protocol line in the log).
+    client = createKubeClient({ ...(opts.kubeconfig ? { kubeconfigPath: opts.kubeconfig } : {}), http2: 'never' })
   } catch (err) {
     log.warn(`Kubernetes events off: ${err instanceof Error ? err.message : String(err)}`)
     return { reporter: noEvents, done: Promise.resolve() }

@@ -1,19 +1,22 @@
 // The API server connection: kubeconfig / in-cluster auth via @kubernetes/client-node's KubeConfig,
-// and our own streaming requests: over node:http(s) on Node (node-transport.ts), over fetch on Deno
-// (fetch-transport.ts), the same behaviour on both; on Deno, the clusters fetch cannot reach go over
-// node:https (docs/kube-api.md "kubectl parity").
+// and our own streaming requests: over one shared HTTP/2 connection checked by PING where the server
+// negotiates h2 (h2-transport.ts, both runtimes), else HTTP/1.1: node:http(s) on Node
+// (node-transport.ts), fetch on Deno (fetch-transport.ts); on Deno, the clusters fetch cannot reach
+// go over node:https (docs/kube-api.md "kubectl parity", docs/dead-links.md §2).
 import type https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
 import { KubeAbortedError, KubeConfigError, KubeTransportError } from './errors.ts'
 import { createBodyBuffers } from './body-buffers.ts'
 import { withCertificateDates } from './certificate-dates.ts'
 import { createFetchTransport } from './fetch-transport.ts'
+import type { PingCounts } from './h2-session.ts'
+import { createH2Transport } from './h2-transport.ts'
 import { sendOverNode } from './node-transport.ts'
 import { kubeconfigFiles, readTokenFile, tokenFileOf } from './token-file.ts'
 import { TRANSPORT_REASONS } from './transport-reason.ts'
 import type { KubeRequestOptions, KubeResponse, KubeSendOptions } from './transport.ts'
 import { logger } from '../observe/log.ts'
-import { systemClock } from '../util/clock.ts'
+import { systemClock, type Clock } from '../util/clock.ts'
 
 export { bodyReaders } from './transport.ts'
 export type { KubeRequestOptions, KubeResponse, KubeSendOptions } from './transport.ts'
@@ -33,7 +36,23 @@ export interface KubeClientOptions {
   readonly streamingList?: 'auto' | 'never'
   /** `User-Agent` header. Default `k8s-collector`. */
   readonly userAgent?: string
+  /**
+   * HTTP/2 (docs/dead-links.md §2): `auto` offers h2 by ALPN and keeps HTTP/1.1 for a server that
+   * does not take it, a plain-http server or a `proxy-url` (default); `never` is HTTP/1.1 only.
+   */
+  readonly http2?: 'auto' | 'never'
+  /**
+   * The API silence limit, ms (docs/behaviour.md §12): the HTTP/2 connection is sent a PING after
+   * this long without a frame, and is dead when no answer comes within half of it. Default 30,000
+   * (client-go's 30 s and 15 s).
+   */
+  readonly silenceLimitMs?: number
+  /** The clock of the PING timers and of the TLS handshake's timeout. Default: the system clock. */
+  readonly clock?: Clock
 }
+
+/** How requests reach the server: a shared HTTP/2 connection checked by PING, or HTTP/1.1. */
+export type ApiProtocol = 'h2' | 'http/1.1'
 
 /** What this client has learnt about the server's streaming-list support (remembered per server). */
 export type WatchListSupport = 'unknown' | 'supported' | 'unsupported'
@@ -44,6 +63,14 @@ export interface KubeClient {
   readonly server: string
   /** Streaming-list support as learnt so far; the streams record what their watchers learn (docs/kube-api.md: decide once per server). */
   watchList: WatchListSupport
+  /**
+   * How requests go: `h2` (one shared connection, a dead one found by PING: watches can be long),
+   * `http/1.1` (a connection per request: watches must be short, docs/behaviour.md §12), or
+   * undefined before the first connection told (or for a client that does not say: short watches).
+   */
+  readonly protocol?: ApiProtocol
+  /** The PINGs sent on HTTP/2 connections so far, by outcome (none over HTTP/1.1). */
+  readonly pings?: Readonly<PingCounts>
   /** Sends `GET server + pathAndQuery`, resolving once the response headers arrived. */
   get(pathAndQuery: string, opts: KubeRequestOptions): Promise<KubeResponse>
 }
@@ -92,6 +119,27 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   const fetchTransport = createFetchTransport(buffers)
   // client-node puts a kubeconfig's proxy-url into a proxy agent, which only node:http(s) can use.
   const proxied = Boolean(kc.getCurrentCluster()?.proxyUrl)
+  const silenceLimitMs = opts.silenceLimitMs ?? 30_000
+  const clock = opts.clock ?? systemClock
+  const pings: PingCounts = { sent: 0, answered: 0, unanswered: 0 }
+  const h2 =
+    opts.http2 === 'never'
+      ? undefined
+      : createH2Transport(buffers, { clock, liveness: { quietMs: silenceLimitMs, answerMs: silenceLimitMs / 2 }, connectTimeoutMs: silenceLimitMs, pings })
+  // HTTP/2 until the server or the kubeconfig rules it out; then HTTP/1.1 for good, said once.
+  let protocol: ApiProtocol | undefined = h2 === undefined ? 'http/1.1' : undefined
+  const protocolLog = logger.withTag('kube')
+  const settle = (chosen: ApiProtocol, why: string): void => {
+    if (protocol === chosen) return
+    protocol = chosen
+    if (chosen === 'h2') protocolLog.info(`${new URL(server).host}: HTTP/2, one connection checked by PING after ${silenceLimitMs / 1000} s without a frame; watches of 5 to 10 minutes`)
+    else {
+      h2?.close()
+      protocolLog.warn(`${new URL(server).host}: HTTP/1.1 (${why}); watches stay short (15 to 20 s) so that a dead API server is still found within a minute (docs/dead-links.md §2)`)
+    }
+  }
+  if (h2 !== undefined && server.startsWith('http:')) settle('http/1.1', 'plain http: no TLS to negotiate HTTP/2 with')
+  else if (h2 !== undefined && proxied) settle('http/1.1', 'the kubeconfig has a proxy-url, which this client tunnels over HTTP/1.1 only')
   // client-node reads a token-file once, at load; kubectl and client-go read it again (rotation).
   const userName = kc.getCurrentUser()?.name
   const tokenFile = opts.kubeConfig === undefined && userName !== undefined ? tokenFileOf(kubeconfigFiles(opts.kubeconfigPath, process.env), userName) : undefined
@@ -136,7 +184,39 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
       throw proxied || req.signal?.aborted ? err : await withCertificateDates(err, url, options.servername, (req.clock ?? systemClock).now())
     }
   }
+  // On Deno, fetch carries the bulk (LIST pages, streaming lists) while it can, h2 the rest.
+  let bulkOverFetch = fetchTransport !== undefined
   const route = async (url: URL, options: https.RequestOptions, req: KubeSendOptions): Promise<KubeResponse> => {
+    if (h2 !== undefined && protocol !== 'http/1.1') {
+      if (req.bulk && bulkOverFetch && overNode === undefined && fetchTransport?.canSend(url, options, proxied)) {
+        // Learn the protocol meanwhile (a handshake, nothing sent), so that the first watch is planned for it.
+        if (protocol === undefined) void h2.protocolOf(url, options).then((p) => settle(p === 'h2' ? 'h2' : 'http/1.1', `the server chose ${p || 'no protocol'} by ALPN, not h2`), () => {})
+        try {
+          return await fetchTransport.send(url, options, req)
+        } catch (err) {
+          if (!(err instanceof KubeTransportError && err.reason === 'tls_ca_as_server')) throw err
+          bulkOverFetch = false
+          logger
+            .withTag('kube')
+            .warn(
+              `${url.host}: the serving certificate is a CA certificate (basicConstraints CA:TRUE), which Deno's fetch (rustls) refuses as CaUsedAsEndEntity and kubectl accepts; ` +
+                'LIST pages and streaming lists go over node:http2 from now on, which holds more memory at scale (docs/dead-links.md §2.2)',
+            )
+        }
+      }
+      const got = await h2.send(url, options, req)
+      if ('status' in got) {
+        settle('h2', '')
+        return got
+      }
+      const before = protocol
+      settle('http/1.1', `the server chose ${got.protocol || 'no protocol'} by ALPN, not h2`)
+      // A request planned for a PING-checked connection (a long watch) must not go out without one.
+      if (before === 'h2') throw new KubeTransportError(`${url.host}: ${TRANSPORT_REASONS.reset} (the server no longer negotiates HTTP/2; HTTP/1.1 from now on)`, { reason: 'reset' })
+    }
+    return routeHttp1(url, options, req)
+  }
+  const routeHttp1 = async (url: URL, options: https.RequestOptions, req: KubeSendOptions): Promise<KubeResponse> => {
     if (fetchTransport === undefined || overNode !== undefined) return sendOverNode(url, options, req, buffers)
     if (!fetchTransport.canSend(url, options, proxied)) {
       useNode('kubeconfig')
@@ -154,6 +234,10 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   return {
     server,
     watchList: opts.streamingList === 'never' ? 'unsupported' : 'unknown',
+    get protocol() {
+      return protocol
+    },
+    pings,
     get: (pathAndQuery, req) => open(pathAndQuery, { ...req, method: 'GET' }),
     send: open,
   }

@@ -5,7 +5,7 @@
 //   const pods = watchPods(client, { signal })                    // AsyncIterable<StreamEvent<PodMeta>> + stats
 //   for await (const ev of pods) { … }                            // init, initApply…, initDone, apply, delete, unavailable
 export { createKubeClient, loadKubeConfig } from './client.ts'
-export type { KubeClient, KubeClientOptions, KubeRequestOptions, KubeResponse, KubeSendOptions, KubeWriteClient, WatchListSupport } from './client.ts'
+export type { ApiProtocol, KubeClient, KubeClientOptions, KubeRequestOptions, KubeResponse, KubeSendOptions, KubeWriteClient, WatchListSupport } from './client.ts'
 export { requestJson } from './request.ts'
 export type { JsonRequest, JsonResponse } from './request.ts'
 export { watchJobs, watchPods, watchReplicaSets, watchResource } from './stream.ts'

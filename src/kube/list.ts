@@ -65,7 +65,7 @@ export async function fetchListPage<T extends KubeObject>(
   if (req.continueToken) query += `&continue=${encodeURIComponent(req.continueToken)}`
   const clock = req.clock ?? systemClock
   const what = `${spec.name} LIST ${req.continueToken ? 'continue page' : 'first page'} (limit ${req.limit})`
-  const res = await client.get(spec.path + query, { accept: spec.listAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock })
+  const res = await client.get(spec.path + query, { accept: spec.listAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock, bulk: true })
   if (res.status !== 200) throw await responseError(res, clock.now())
   const listed = !req.relist
   if (spec.scan === undefined) return pageOfText(spec, await res.text(), listed)

@@ -3,12 +3,12 @@
 // certificate; client.ts chooses).
 import http from 'node:http'
 import https from 'node:https'
-import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import { concatBytes } from '../bytes.ts'
 import type { BodyBuffers } from './body-buffers.ts'
 import { KubeAbortedError, KubeTransportError, transportError } from './errors.ts'
 import { TRANSPORT_REASONS } from './transport-reason.ts'
 import { guardRequest, type RequestGuard } from './request-guard.ts'
+import { checkSubjectAltNames } from './server-identity.ts'
 import { bodyReaders, type KubeResponse, type KubeSendOptions } from './transport.ts'
 
 /**
@@ -42,19 +42,6 @@ export function sendOverNode(url: URL, options: https.RequestOptions, opts: Kube
     })
     req.end(opts.body)
   })
-}
-
-/**
- * The name check of kubectl and client-go (Go's crypto/x509): against the subject alternative
- * names only. Node still falls back to the Common Name of a certificate without them; Go refuses
- * it, and so does the collector (the same reason on both runtimes, docs/kube-api.md "kubectl parity").
- */
-function checkSubjectAltNames(host: string, cert: PeerCertificate): Error | undefined {
-  if (!cert.subjectaltname) {
-    const err = new Error(`certificate relies on legacy Common Name field (CN=${String(cert.subject?.CN ?? '')}), use SANs instead`)
-    return Object.assign(err, { code: 'ERR_TLS_CERT_ALTNAME_INVALID', host, cert })
-  }
-  return checkServerIdentity(host, cert)
 }
 
 function responseOf(res: http.IncomingMessage, buffers: BodyBuffers, guard: RequestGuard): KubeResponse {

@@ -2,13 +2,13 @@
 // by a wrapper around the watcher's steps (the step itself only reports).
 import type { Clock } from '../util/clock.ts'
 import { observe } from '../util/observe.ts'
-import { errorLabel, isGone, KubeDecodeError, KubeIdleTimeoutError, KubeShortWatchError } from './errors.ts'
+import { errorLabel, isGone, KubeDecodeError, KubeIdleTimeoutError, KubeShortWatchError, KubeTransportError } from './errors.ts'
 import type { RelistCause, State, StepResult } from './watcher.ts'
 
 /**
  * How a connection of the stream ended (the twin of the reducer link's causes): `peer_closed` the
  * server ended a watch body (its timeoutSeconds), `peer_silent` the silence rule tore a request down
- * (docs/behaviour.md §12), `error` a watch broke otherwise (reset, malformed line, ERROR event).
+ * or its HTTP/2 connection did not answer a PING (docs/behaviour.md §12), `error` a watch broke otherwise (reset, malformed line, ERROR event).
  */
 export type WatchDisconnectCause = 'peer_closed' | 'peer_silent' | 'error'
 
@@ -127,7 +127,8 @@ function count<T>(stats: WatchStats, from: State<T>, r: StepResult<T>, clock: Pi
     else if (ev.type === 'unavailable') stats.availability = 'unavailable'
   }
   const err = r.error
-  if (err instanceof KubeIdleTimeoutError) stats.disconnects.peer_silent++
+  // A connection that did not answer its PING went silent too, found by the connection instead of the request.
+  if (err instanceof KubeIdleTimeoutError || (err instanceof KubeTransportError && err.reason === 'ping_timeout')) stats.disconnects.peer_silent++
   else if (from.type === 'watching' && next.type !== 'watching') {
     stats.disconnects[err === undefined || err instanceof KubeShortWatchError ? 'peer_closed' : 'error']++
   } else if (from.type === 'initialEvents' && err !== undefined) stats.disconnects.error++

@@ -2,98 +2,20 @@
 // server that behaves as a kube-apiserver does — a watch's body ends at its timeoutSeconds, with
 // bookmarks once a minute and 2 s before that end (or none at all: they are not guaranteed) — for
 // 10 minutes, healthy or slow but live, count no teardown; a frozen server is torn down at the limit.
+// Over HTTP/1.1 (the fake server's default); stream-ping.test.ts is the HTTP/2 twin.
 // Fake time moves in 1 s steps, and between steps the test waits until the client has read all
 // the server wrote and every stream's next request was answered, so silences are measured to 1 s.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createFakeClock, type FakeClock } from '../../e2e/harness/fake-clock.ts'
 import { collect } from '../../e2e/harness/collect.ts'
 import { listBody, podObject, sendJson, startFakeApiServer, startWatchBody, type FakeApiServer, type WatchWriter } from '../../e2e/harness/fake-apiserver.ts'
+import { emulateApiServer, PATHS, runStreams, STREAMS, type Behaviour, type Stream } from '../../e2e/harness/emulated-apiserver.ts'
 import { waitFor } from '../../e2e/harness/wait.ts'
 import { logger } from '../observe/log.ts'
-import type { TimerHandle } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'
-import type { WatchStats } from './stats.ts'
 import { watchJobs, watchPods, watchReplicaSets, type WatchStream } from './stream.ts'
 
-const PATHS = { pods: '/api/v1/pods', replicasets: '/apis/apps/v1/replicasets', jobs: '/apis/batch/v1/jobs' } as const
-type Stream = keyof typeof PATHS
-const STREAMS = Object.keys(PATHS) as Stream[]
 const LIMIT_MS = 30_000 // the default silence limit
-
-/** How the emulated API server answers a watch. */
-interface Behaviour {
-  /** A bookmark this often (the cacher's minute); none when unset. */
-  readonly bookmarkEveryMs?: number
-  /** A bookmark 2 s before timeoutSeconds (the cacher's pre-timeout bookmark). */
-  readonly bookmarkBeforeEnd: boolean
-  /** Response headers this late (the request queued by API Priority and Fairness). */
-  readonly headersLateMs: number
-  /** The body ends this long after timeoutSeconds (a loaded server, a slow network). */
-  readonly endLateMs: number
-}
-
-/** What the server did for one stream's path. */
-interface PathLog {
-  /** Requests received, headers sent, bookmarks written. */
-  received: number
-  answered: number
-  bookmarks: number
-  /** Bodies open (headers sent, not yet closed), with their pending writes. */
-  readonly open: Set<{ readonly timers: TimerHandle[] }>
-  /** Fake time of the last byte written on this path, and of every request received. */
-  lastByteAt: number
-  readonly receivedAt: number[]
-}
-
-/** Makes `api` answer every list and watch request on `clock` as `b` says. `freeze()` stops every open body for good. */
-function emulateApiServer(api: FakeApiServer, clock: FakeClock, b: Behaviour) {
-  const logs = Object.fromEntries(STREAMS.map((s) => [PATHS[s], { received: 0, answered: 0, bookmarks: 0, open: new Set(), lastByteAt: 0, receivedAt: [] }])) as Record<string, PathLog>
-  const rv = 100
-  api.fallback = (req, res) => {
-    const log = logs[req.path]!
-    log.received++
-    log.receivedAt.push(clock.now())
-    const timeoutMs = Number(req.query.get('timeoutSeconds')) * 1000
-    const start = (): void => {
-      const w = startWatchBody(res)
-      const body = { timers: [] as TimerHandle[] }
-      log.answered++
-      log.open.add(body)
-      log.lastByteAt = clock.now()
-      void w.closed.then(() => {
-        log.open.delete(body)
-        for (const t of body.timers) clock.clearTimeout(t)
-      })
-      const bookmark = (end = false) => {
-        w.bookmark(rv, end)
-        log.bookmarks++
-        log.lastByteAt = clock.now()
-      }
-      // A streaming list of an empty collection: the end bookmark at once; the client closes it.
-      if (req.query.get('sendInitialEvents') === 'true') return bookmark(true)
-      const every = b.bookmarkEveryMs
-      if (every !== undefined) {
-        const tick = (): void => {
-          bookmark()
-          body.timers.push(clock.setTimeout(tick, every))
-        }
-        body.timers.push(clock.setTimeout(tick, every))
-      }
-      if (b.bookmarkBeforeEnd && timeoutMs > 2000) body.timers.push(clock.setTimeout(() => bookmark(), timeoutMs - 2000))
-      body.timers.push(clock.setTimeout(() => w.end(), timeoutMs + b.endLateMs))
-    }
-    if (b.headersLateMs > 0) clock.setTimeout(start, b.headersLateMs)
-    else start()
-  }
-  return {
-    logs,
-    log: (s: Stream) => logs[PATHS[s]]!,
-    /** The server hangs: every open body stays open and nothing more is written on it; new requests are served. */
-    freeze() {
-      for (const log of Object.values(logs)) for (const body of log.open) for (const t of body.timers.splice(0)) clock.clearTimeout(t)
-    },
-  }
-}
 
 let api: FakeApiServer
 let clock: FakeClock
@@ -120,26 +42,6 @@ function startStreams(client: KubeClient): Record<Stream, WatchStream<unknown>> 
   return streams
 }
 
-/**
- * Runs `ms` of fake time in 1 s steps; after each, waits until every stream has read what was
- * written and its current request was answered (or it waits out a backoff, on fake time too).
- */
-async function run(ms: number, server: ReturnType<typeof emulateApiServer>, streams: Record<Stream, WatchStream<unknown>>): Promise<void> {
-  const settled = (s: Stream, st: WatchStats): boolean => {
-    const log = server.log(s)
-    const waitingForHeaders = log.received > log.answered
-    const watching = log.open.size === 1 && st.watchesOpened === log.answered
-    return st.events.bookmark === log.bookmarks && (waitingForHeaders || watching || st.phase === 'backoff')
-  }
-  for (let t = 0; t < ms; t += 1000) {
-    await clock.advance(1000)
-    await waitFor('the streams to settle', () => (STREAMS.every((s) => settled(s, streams[s].stats)) ? true : undefined), {
-      timeoutMs: 10_000,
-      describe: () => STREAMS.map((s) => ({ s, server: { ...server.log(s), open: server.log(s).open.size }, watchesOpened: streams[s].stats.watchesOpened, bookmarks: streams[s].stats.events.bookmark })),
-    })
-  }
-}
-
 describe('the API silence rule over 10 minutes of a healthy idle cluster', () => {
   it.each<[string, Behaviour]>([
     ['bookmarks once a minute and 2 s before the end, as the cacher sends them', { bookmarkEveryMs: 60_000, bookmarkBeforeEnd: true, headersLateMs: 0, endLateMs: 0 }],
@@ -148,7 +50,7 @@ describe('the API silence rule over 10 minutes of a healthy idle cluster', () =>
   ])('%s: no request torn down', async (_, behaviour) => {
     const server = emulateApiServer(api, clock, behaviour)
     const streams = startStreams(api.client())
-    await run(600_000, server, streams)
+    await runStreams(clock, 600_000, server, streams)
     for (const s of STREAMS) {
       const st = streams[s].stats
       expect({ s, errors: st.errors, peer_silent: st.disconnects.peer_silent }).toEqual({ s, errors: {}, peer_silent: 0 })
@@ -164,11 +66,11 @@ describe('the API silence rule against a server that hangs', () => {
   it('tears every watch down 30 s after its last byte, logs it once with the evidence, and watches again through a new connection', async () => {
     const server = emulateApiServer(api, clock, { bookmarkEveryMs: 60_000, bookmarkBeforeEnd: true, headersLateMs: 0, endLateMs: 0 })
     const streams = startStreams(api.client())
-    await run(100_000, server, streams)
+    await runStreams(clock, 100_000, server, streams)
     server.freeze()
     const frozenAt = clock.now()
     const last = Object.fromEntries(STREAMS.map((s) => [s, { lastByteAt: server.log(s).lastByteAt, requests: server.log(s).received }]))
-    await run(40_000, server, streams)
+    await runStreams(clock, 40_000, server, streams)
     for (const s of STREAMS) {
       const st = streams[s].stats
       const { lastByteAt, requests } = last[s]!

@@ -30,10 +30,15 @@ export interface WatchOptions {
    */
   readonly silenceLimitMs?: number
   /**
-   * `timeoutSeconds` of each watch, drawn uniformly from [min, max). Default: ½ to ⅔ of the silence
-   * limit ([15, 20) s), so that a live server always ends a quiet watch before the limit.
+   * `timeoutSeconds` of each watch over HTTP/1.1, drawn uniformly from [min, max). Default: ½ to ⅔
+   * of the silence limit ([15, 20) s), so that a live server always ends a quiet watch before the limit.
    */
   readonly watchTimeoutSecs?: readonly [number, number]
+  /**
+   * `timeoutSeconds` of each watch over HTTP/2, whose shared connection is checked by PING, drawn
+   * uniformly from [min, max). Default [300, 600) s, client-go's (docs/kube-api.md step 6).
+   */
+  readonly pingedWatchTimeoutSecs?: readonly [number, number]
   /**
    * Streaming list: no initial event and no end bookmark for this long (ms) → the server is taken
    * not to support streaming lists; fall back to LIST. Default 20,000.
@@ -65,6 +70,11 @@ const SILENCE_LIMIT_MS = 30_000
  * server would cut at its timeout. The collector closes it at the end bookmark (watcher.ts).
  */
 const STREAMING_LIST_TIMEOUT_SECS = 600
+/**
+ * Watches over a PING-checked HTTP/2 connection: client-go's reflector asks for a timeoutSeconds
+ * drawn from [minWatchTimeout, 2 × minWatchTimeout), minWatchTimeout being 5 minutes.
+ */
+const PINGED_WATCH_TIMEOUT_SECS: readonly [number, number] = [300, 600]
 
 /** The default [min, max) of a watch's `timeoutSeconds`: ½ to ⅔ of the silence limit, whole seconds. */
 function watchTimeoutRange(silenceLimitMs: number): readonly [number, number] {
@@ -120,7 +130,8 @@ function httpApi<T extends KubeObject>(
   stats: WatchStats,
 ): WatchApi<T> {
   const silenceLimitMs = opts.silenceLimitMs ?? SILENCE_LIMIT_MS
-  const [minSecs, maxSecs] = opts.watchTimeoutSecs ?? watchTimeoutRange(silenceLimitMs)
+  const short = opts.watchTimeoutSecs ?? watchTimeoutRange(silenceLimitMs)
+  const long = opts.pingedWatchTimeoutSecs ?? PINGED_WATCH_TIMEOUT_SECS
   const signal = opts.signal
   return {
     get watchList() {
@@ -133,12 +144,16 @@ function httpApi<T extends KubeObject>(
     listPage: (continueToken) =>
       fetchListPage(client, spec, { limit: opts.pageSize ?? 500, continueToken, signal, idleTimeoutMs: silenceLimitMs, clock, relist: stats.events.initDone > 0 }),
     watch: ({ resourceVersion, streamingList }) => {
+      // Over HTTP/2 the connection's PING finds a dead server, so a watch may stay quiet until its
+      // timeoutSeconds; the silence limit then only guards a live server that forgot to end it.
+      const pinged = !streamingList && client.protocol === 'h2'
+      const [minSecs, maxSecs] = pinged ? long : short
       const timeoutSeconds = streamingList ? STREAMING_LIST_TIMEOUT_SECS : Math.floor(minSecs + random() * (maxSecs - minSecs))
       return openWatch(client, spec, {
         resourceVersion,
         streamingList,
         timeoutSeconds,
-        idleTimeoutMs: silenceLimitMs,
+        idleTimeoutMs: pinged ? timeoutSeconds * 1000 + silenceLimitMs : silenceLimitMs,
         initialEventsTimeoutMs: opts.initialEventsTimeoutMs ?? 20_000,
         signal,
         clock,

@@ -15,6 +15,7 @@ export type TransportReason =
   | 'timeout'
   | 'unreachable'
   | 'proxy'
+  | 'ping_timeout'
   | 'credentials'
   | 'network'
 
@@ -31,6 +32,7 @@ export const TRANSPORT_REASONS: Readonly<Record<TransportReason, string>> = {
   timeout: 'timed out',
   unreachable: 'network or host unreachable',
   proxy: 'the proxy refused the connection',
+  ping_timeout: 'the API server did not answer an HTTP/2 PING',
   credentials: 'credentials failed',
   network: 'connection failed',
 }
@@ -65,6 +67,12 @@ const BY_MESSAGE: ReadonlyArray<readonly [TransportReason, RegExp]> = [
   ['unreachable', /unreachable|No route to host|os error 11[03]\b/i],
   ['reset', /Connection reset|os error 104\b|Broken pipe|socket hang up|closed before message completed|error reading a body|unexpected end of file|IncompleteMessage|^aborted$|premature close/i],
 ]
+
+/** A connection or an HTTP/2 stream or session that ended before the answer did. */
+const RESET_CODES = new Set([
+  'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET',
+  'ERR_HTTP2_STREAM_ERROR', 'ERR_HTTP2_STREAM_CANCEL', 'ERR_HTTP2_SESSION_ERROR', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_INVALID_SESSION', 'ERR_HTTP2_ERROR',
+])
 
 /** Node's TLS codes that are handshake failures other than the certificate reasons above. */
 const isTlsCode = (code: string): boolean => code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO' || code === 'INVALID_CA' || code === 'INVALID_PURPOSE'
@@ -111,6 +119,6 @@ function reasonOf(chain: ReadonlyArray<{ code: string; message: string }>): Tran
   }
   for (const { message } of inward) for (const [reason, re] of BY_MESSAGE.slice(4)) if (re.test(message)) return reason
   for (const { code } of inward) if (isTlsCode(code)) return 'tls_handshake'
-  for (const { code } of inward) if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'UND_ERR_SOCKET') return 'reset'
+  for (const { code } of inward) if (RESET_CODES.has(code)) return 'reset'
   return 'network'
 }

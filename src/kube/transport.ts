@@ -19,6 +19,12 @@ export interface KubeRequestOptions {
   readonly what?: string
   /** The clock of `idleTimeoutMs`. Default: the system clock. */
   readonly clock?: Clock
+  /**
+   * A LIST page or a streaming list: the bulk of the bytes. On Deno it goes over fetch where fetch
+   * can carry it, even when the server speaks HTTP/2: Deno's node:http2 holds ~60 MB more at 50k
+   * pods (docs/dead-links.md §2.2). Default false.
+   */
+  readonly bulk?: boolean
 }
 
 /** A response whose body is read chunk by chunk; read it to the end or `close()` it. */

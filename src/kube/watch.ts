@@ -98,7 +98,7 @@ export async function openWatch<T extends KubeObject>(
   const what = req.streamingList
     ? `${spec.name} streaming list (timeoutSeconds ${req.timeoutSeconds})`
     : `${spec.name} watch from resourceVersion ${req.resourceVersion ?? ''} (timeoutSeconds ${req.timeoutSeconds})`
-  const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock })
+  const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock, bulk: req.streamingList })
   if (res.status !== 200) throw await responseError(res, clock.now())
 
   // Lines framed as bytes: pods scanned without decoding (pod-scanner.ts), others decoded and JSON.parsed.

@@ -1,9 +1,18 @@
-// The simulator's HTTPS listener: serves the handler with the current PKI, can stop (connections refused,
-// every open one cut) and listen again on the same port, and swap its certificates in place.
+// The simulator's HTTPS listener: serves the handler with the current PKI over HTTP/2 and HTTP/1.1
+// (ALPN `h2`, `http/1.1`, as a kube-apiserver does) or HTTP/1.1 only, can stop (connections
+// refused, every open one cut) and listen again on the same port, and swap its certificates in place.
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createServer, type Server } from 'node:https'
+import { createSecureServer } from 'node:http2'
+import { createServer } from 'node:https'
 import type { Socket } from 'node:net'
+import type { Server } from 'node:tls'
 import type { Pki } from '../tls/pki.ts'
+
+/** How the listener serves. */
+export interface SimListenerOptions {
+  /** HTTP/1.1 only, as `kubectl proxy` (default false: h2 and HTTP/1.1). */
+  readonly http1Only?: boolean
+}
 
 export class SimListener {
   readonly #server: Server
@@ -12,13 +21,17 @@ export class SimListener {
   #host = ''
   #port = 0
 
-  constructor(pki: Pki, handler: (req: IncomingMessage, res: ServerResponse) => void) {
-    this.#server = createServer(tlsOptions(pki), handler)
+  constructor(pki: Pki, handler: (req: IncomingMessage, res: ServerResponse) => void, opts: SimListenerOptions = {}) {
+    // The HTTP/2 compatibility API hands the same handler request and response objects of the same shape.
+    this.#server = opts.http1Only
+      ? createServer(tlsOptions(pki), handler)
+      : createSecureServer({ ...tlsOptions(pki), allowHTTP1: true }, handler as never)
     this.#server.on('secureConnection', (s) => {
       this.#sockets.add(s)
       s.on('close', () => this.#sockets.delete(s))
     })
     this.#server.on('tlsClientError', () => {}) // a client that hangs up mid-handshake is not the server's problem
+    this.#server.on('sessionError', () => {}) // nor an HTTP/2 client that breaks the protocol
   }
 
   /** The bound port (after the first listen). */

@@ -28,10 +28,16 @@ export function sendError(res: ServerResponse, err: unknown): void {
   sendJson(res, apiErr.code, JSON.stringify(apiErr.toStatus()), headers)
 }
 
-/** Starts a streamed JSON response (chunked, headers flushed at once). */
+/** Starts a streamed JSON response (chunked over HTTP/1.1, DATA frames over HTTP/2; headers flushed at once). */
 export function startStream(res: ServerResponse, status = 200): void {
-  res.writeHead(status, { ...JSON_HEADERS, 'Transfer-Encoding': 'chunked' })
+  // HTTP/2 forbids Transfer-Encoding (RFC 9113 §8.2.2).
+  res.writeHead(status, isHttp2(res) ? JSON_HEADERS : { ...JSON_HEADERS, 'Transfer-Encoding': 'chunked' })
   res.flushHeaders()
+}
+
+/** True for a response of node:http2's compatibility API (the request came over HTTP/2). */
+export function isHttp2(res: ServerResponse): boolean {
+  return 'stream' in res
 }
 
 /** Resolves when the response can take more data (or is gone: then false). */

@@ -8,7 +8,9 @@ import type { Entry } from '../store/entry.ts'
 import type { EventType, StoreEvent } from '../store/history.ts'
 import type { ObjectStore, WatchSink } from '../store/store.ts'
 import { bookmarkLine, errorLine } from './bookmark.ts'
+import type { Clock, TimerHandle } from '../../../src/util/clock.ts'
 import type { FaultState } from './faults.ts'
+import { isHttp2 } from './respond.ts'
 
 /** What a watch sends: one resource, optionally one namespace and a selector. */
 export interface WatchSpec {
@@ -22,6 +24,8 @@ export interface WatchSpec {
   /** Server-side deadline (timeoutSeconds, or [1800, 3600) s). */
   readonly timeoutMs: number
   readonly bookmarkIntervalMs: number
+  /** The clock of the deadline and the bookmarks. */
+  readonly clock: Clock
   /** The stored entry as the watched resource shows it (events.k8s.io views of core events). */
   readonly view: (e: Entry) => Entry
 }
@@ -45,7 +49,7 @@ export class WatchStream implements WatchSink {
   #endWhenFlushed = false
   #deadlinePassed = false
   #cleaned = false
-  readonly #timers: Array<ReturnType<typeof setTimeout>> = []
+  readonly #timers: TimerHandle[] = []
 
   constructor(
     private readonly res: ServerResponse,
@@ -55,12 +59,16 @@ export class WatchStream implements WatchSink {
     private readonly onClose: (w: WatchStream) => void,
   ) {
     res.on('close', () => this.#cleanup())
-    const { timeoutMs, bookmarks, bookmarkIntervalMs } = spec
-    this.#timers.push(setTimeout(() => this.#deadline(), timeoutMs))
+    const { timeoutMs, bookmarks, bookmarkIntervalMs, clock } = spec
+    this.#timers.push(clock.setTimeout(() => this.#deadline(), timeoutMs))
     if (bookmarks) {
-      this.#timers.push(setInterval(() => this.bookmark(), bookmarkIntervalMs))
+      const every = (): void => {
+        this.bookmark()
+        if (!this.#cleaned) this.#timers.push(clock.setTimeout(every, bookmarkIntervalMs))
+      }
+      this.#timers.push(clock.setTimeout(every, bookmarkIntervalMs))
       // One bookmark ~2 s before the deadline, so the client resumes from a fresh RV (cacher behaviour).
-      if (timeoutMs > 2000) this.#timers.push(setTimeout(() => this.bookmark(), timeoutMs - 2000))
+      if (timeoutMs > 2000) this.#timers.push(clock.setTimeout(() => this.bookmark(), timeoutMs - 2000))
     }
   }
 
@@ -106,7 +114,8 @@ export class WatchStream implements WatchSink {
   end(abrupt = false): void {
     if (this.#ended) return
     this.#ended = true
-    if (abrupt) this.res.socket?.destroy()
+    // Over HTTP/2 the watch is one stream of a shared connection: reset that stream only.
+    if (abrupt) isHttp2(this.res) ? (this.res as unknown as { stream: { close(code: number): void } }).stream.close(2) : this.res.socket?.destroy()
     else this.res.end()
     this.#cleanup()
   }
@@ -185,7 +194,7 @@ export class WatchStream implements WatchSink {
     if (this.#cleaned) return
     this.#cleaned = true
     this.#ended = true
-    for (const t of this.#timers) clearTimeout(t)
+    for (const t of this.#timers) this.spec.clock.clearTimeout(t)
     this.#timers.length = 0
     this.#queue = []
     this.#head = 0

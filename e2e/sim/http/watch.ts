@@ -19,7 +19,7 @@ export function handleWatch(
     : (1800 + Math.random() * 1800) * 1000
   const stream = new WatchStream(res, {
     resource: r, namespace, selector: q.selector, meta, bookmarks: q.allowWatchBookmarks, timeoutMs,
-    bookmarkIntervalMs: ctx.config.bookmarkIntervalMs, view: (e) => viewEntry(r, e),
+    bookmarkIntervalMs: ctx.config.bookmarkIntervalMs, clock: ctx.config.clock, view: (e) => viewEntry(r, e),
   }, ctx.store, ctx.faults, (w) => {
     ctx.store.removeSink(r, w)
     ctx.watches.delete(w)
