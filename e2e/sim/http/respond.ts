@@ -29,9 +29,9 @@ export function sendError(res: ServerResponse, err: unknown): void {
 }
 
 /** Starts a streamed JSON response (chunked over HTTP/1.1, DATA frames over HTTP/2; headers flushed at once). */
-export function startStream(res: ServerResponse, status = 200): void {
+export function startStream(res: ServerResponse, status = 200, headers: Record<string, string> = {}): void {
   // HTTP/2 forbids Transfer-Encoding (RFC 9113 §8.2.2).
-  res.writeHead(status, isHttp2(res) ? JSON_HEADERS : { ...JSON_HEADERS, 'Transfer-Encoding': 'chunked' })
+  res.writeHead(status, isHttp2(res) ? { ...JSON_HEADERS, ...headers } : { ...JSON_HEADERS, 'Transfer-Encoding': 'chunked', ...headers })
   res.flushHeaders()
 }
 

@@ -77,7 +77,9 @@ async function handle(
       const meta = negotiate(req.headers.accept, 'watch', r.kind) === 'meta'
       // A watch of one object (`…/pods/NAME?watch=1` or the watch path) is a watch with a name selector.
       const query: ListQuery = name === undefined ? q : withNameSelector(q, name)
-      handleWatch(ctx, res, r, namespace, query, meta)
+      // kube-apiserver compresses a watch when the client accepts gzip: one gzip member per flush.
+      const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))
+      handleWatch(ctx, res, r, namespace, query, meta, gzip)
       return
     }
     default:

@@ -1,6 +1,7 @@
 // One open watch: a queue of lines written with backpressure, bookmarks, server timeout, stall and malformed-line faults.
 import { Buffer } from 'node:buffer'
 import type { ServerResponse } from 'node:http'
+import { gzipSync } from 'node:zlib'
 import type { ResourceInfo } from '../api/resources.ts'
 import type { Selector } from '../api/selectors.ts'
 import type { SimApiError } from '../api/errors.ts'
@@ -26,6 +27,8 @@ export interface WatchSpec {
   readonly bookmarkIntervalMs: number
   /** The clock of the deadline and the bookmarks. */
   readonly clock: Clock
+  /** Each write a gzip member of its own (Content-Encoding: gzip), as kube-apiserver flushes a compressed watch. */
+  readonly gzip?: boolean
   /** The stored entry as the watched resource shows it (events.k8s.io views of core events). */
   readonly view: (e: Entry) => Entry
 }
@@ -176,7 +179,8 @@ export class WatchStream implements WatchSink {
     }
     const more = this.#head < this.#queue.length
     if (parts.length) {
-      const ok = this.res.write(parts.length === 1 ? parts[0] : Buffer.concat(parts))
+      const batch = parts.length === 1 ? parts[0] : Buffer.concat(parts)
+      const ok = this.res.write(this.spec.gzip ? gzipSync(batch) : batch)
       if (!ok) {
         this.#waitingDrain = true
         this.res.once('drain', () => {

@@ -11,7 +11,7 @@ import { WatchStream } from './watch-stream.ts'
 
 /** Serves one WATCH request; returns once the stream is set up (it then lives on its own). */
 export function handleWatch(
-  ctx: ServerContext, res: ServerResponse, r: ResourceInfo, namespace: string | undefined, q: ListQuery, meta: boolean,
+  ctx: ServerContext, res: ServerResponse, r: ResourceInfo, namespace: string | undefined, q: ListQuery, meta: boolean, gzip = false,
 ): void {
   validateWatch(ctx, q)
   const timeoutMs = q.timeoutSeconds !== undefined && q.timeoutSeconds > 0
@@ -19,12 +19,12 @@ export function handleWatch(
     : (1800 + Math.random() * 1800) * 1000
   const stream = new WatchStream(res, {
     resource: r, namespace, selector: q.selector, meta, bookmarks: q.allowWatchBookmarks, timeoutMs,
-    bookmarkIntervalMs: ctx.config.bookmarkIntervalMs, clock: ctx.config.clock, view: (e) => viewEntry(r, e),
+    bookmarkIntervalMs: ctx.config.bookmarkIntervalMs, clock: ctx.config.clock, view: (e) => viewEntry(r, e), gzip,
   }, ctx.store, ctx.faults, (w) => {
     ctx.store.removeSink(r, w)
     ctx.watches.delete(w)
   })
-  startStream(res)
+  startStream(res, 200, gzip ? { 'Content-Encoding': 'gzip' } : {})
   ctx.watches.add(stream)
 
   const current = ctx.store.resourceVersion
