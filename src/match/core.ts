@@ -9,7 +9,7 @@ import { newPodContainer, newPodDelete, newPodNewWithName, newPodResync } from '
 import { createOwnerIndex } from './owner-index.ts'
 import { createOwnerStores } from './owner-store.ts'
 import { ABSENT, createPodStore, NOT_SETTLED, type StoreSlot } from './pod-store.ts'
-import { isWatchedOwnerKind, resolveOwner, type OwnerLookup } from './resolve.ts'
+import { isWatchedOwnerKind, resolveOwner, type OwnerLookup, type RecentResolution } from './resolve.ts'
 import { Differs } from './signature.ts'
 import type { CollectorCore, CoreConfig, Resolution, StreamName } from './types.ts'
 import { createWaitingLimit } from './waiting-limit.ts'
@@ -47,6 +47,7 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
   const primed: Record<StreamName, boolean> = { pods: false, replicasets: false, jobs: false }
   const unavailable: Record<StreamName, boolean> = { pods: false, replicasets: false, jobs: false }
   const lookup: OwnerLookup = { get: owners.get, unavailable: (kind) => unavailable[streamOf[kind]] }
+  const recent: RecentResolution = { last: undefined }
   let epoch = 0
   let waiting = 0
   /** The pod relist in progress (between its init and initDone), numbered; 0 when none. */
@@ -60,7 +61,7 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
     store.unsettle(pod)
     const ownerUid = pod.meta.owner?.uid ?? ''
     const remembered = pod.resFor === ownerUid ? pod.res : undefined
-    const res = resolveOwner(pod.meta, lookup, remembered, pod.res)
+    const res = resolveOwner(pod.meta, lookup, remembered, pod.res, recent)
     setWaiting(pod, res === undefined)
     if (res === undefined) return
     pod.res = res

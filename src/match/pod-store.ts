@@ -23,7 +23,8 @@ export interface PodStore<P extends StoreSlot<P>> {
   lookup(uid: string): P | undefined
   /**
    * Adds a pod not in the store, made by `create` around its kept form: a LIST item (`listed`)
-   * kept whole (its owner reference replaced by the shared one), else described. Unsettled.
+   * kept whole (its owner reference replaced by the shared one, its resourceVersion by ''), else
+   * described. Unsettled.
    */
   add(meta: PodMeta, listed: boolean, create: (kept: KeptPod) => P): P
   /**
@@ -98,7 +99,11 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
     lookup: (uid) => table.get(uid),
     add(meta, listed, create) {
       const owner = shareOwner(meta.owner, undefined)
-      if (listed && owner !== meta.owner) (meta as { owner?: OwnerRef }).owner = owner
+      if (listed) {
+        if (owner !== meta.owner) (meta as { owner?: OwnerRef }).owner = owner
+        // Not kept (KeptPod's is ''): 24 bytes a pod (bench/README.md, issue 34).
+        if (meta.resourceVersion !== '') (meta as { resourceVersion: string }).resourceVersion = ''
+      }
       const form = new KeptPod(meta, owner, listed ? '' : writer.write(meta))
       const pod = create(form)
       table.add(pod, meta.uid, form.sig)
