@@ -45,6 +45,8 @@ export interface PodStore<P extends StoreSlot<P>> {
   found(): P
   /** The pod's values, for its messages: valid until the next decode (the strings are the caller's). */
   decode(pod: P): PodMeta
+  /** The values of a kept form, the pod's now or an earlier one: valid until the next decode. */
+  values(kept: KeptPod): PodMeta
   /** Marks the pod settled for `mark`: nothing is owed for it on that connection (core.ts says when). */
   settle(pod: P, mark: number): void
   unsettle(pod: P): void
@@ -87,6 +89,10 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
   function shareOwner(o: OwnerRef | undefined, before: OwnerRef | undefined): OwnerRef | undefined {
     if (o === undefined || o === before) return o
     return before !== undefined && before.uid === o.uid && before.kind === o.kind && before.name === o.name ? before : model.ownerRef(o.kind, o.uid, o.name)
+  }
+
+  function values(form: KeptPod): PodMeta {
+    return form.whole ?? decodeSignature(form.sig, form.owner, model.intern, decodeInto)
   }
 
   function remember(pod: P, meta: PodMeta): void {
@@ -141,10 +147,9 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
     },
     found: () => table.entryAt(foundAt),
     decode(pod) {
-      if (pod === lastPod) return lastMeta!
-      const form = pod.meta
-      return form.whole ?? decodeSignature(form.sig, form.owner, model.intern, decodeInto)
+      return pod === lastPod ? lastMeta! : values(pod.meta)
     },
+    values,
     settle: (pod, mark) => table.setMark(pod, mark),
     unsettle: (pod) => table.setMark(pod, UNSETTLED),
     remove(pod) {
