@@ -5,7 +5,7 @@
 import { createPodScanner } from '../src/kube/pod-scanner.ts'
 import { createFrameEncoder } from '../src/link/encoder.ts'
 import { createCounters } from '../src/link/stats.ts'
-import type { IngestMessage } from '../src/ingest/index.ts'
+import { expandMessages, type IngestMessage } from '../src/ingest/index.ts'
 import { createRateLimitedLog } from '../src/observe/rate-limit.ts'
 import { createCollectorCore, type CollectorCore } from '../src/match/index.ts'
 import { createModelContext, type ModelContext, type OwnerMeta, type PodMeta } from '../src/model/index.ts'
@@ -67,7 +67,7 @@ type Handler = (line: Uint8Array) => IngestMessage[]
 /** The decode paths into `core`, sharing `model`. */
 export function handlers(core: CollectorCore, model: ModelContext): Record<DecodePath, Handler> {
   const scanner = createPodScanner(model)
-  const apply = (meta: PodMeta | undefined): IngestMessage[] => core.pods({ type: 'apply', object: meta! }, 0)
+  const apply = (meta: PodMeta | undefined): IngestMessage[] => expandMessages(core.pods({ type: 'apply', object: meta! }, 0))
   return {
     scanner: (b) => apply(scanner.watchLine(b, 0, b.length).object),
     parse: (b) => apply(podMetaOf(model, (JSON.parse(dec.decode(b)) as Json).object)),

@@ -6,7 +6,7 @@
 // fed, one freshly decoded event after another. Objects parsed all in advance instead sit cold in a
 // heap of several GB and are read in scattered order, which no caller does; that measured the
 // memory system, not the core (see bench/README.md).
-import { createMessageWriter } from '../src/ingest/index.ts'
+import { createMessageWriter, expandMessages } from '../src/ingest/index.ts'
 import { createCollectorCore, type CollectorCore, type CoreStats } from '../src/match/index.ts'
 import { createModelContext, ownerMetaOf, podMetaOf, type PodMeta } from '../src/model/index.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
@@ -65,7 +65,7 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
     c.pods({ type: 'initDone' }, 0)
     const listed = performance.now()
     listMs += listed - t
-    const msgs = c.connect()
+    const msgs = expandMessages(c.connect())
     for (const m of msgs) {
       writer.write(m, 1n)
       if (writer.length > 60_000) writer.take()
@@ -100,7 +100,7 @@ export async function benchMatch(opts: BenchOptions): Promise<BenchSection> {
       const t1 = performance.now()
       for (let j = 0; j < metas.length; j++) {
         const k = k0 + j
-        for (const m of core.pods({ type: k % 50 === 49 ? 'delete' : 'apply', object: metas[j]! }, k)) {
+        for (const m of expandMessages(core.pods({ type: k % 50 === 49 ? 'delete' : 'apply', object: metas[j]! }, k))) {
           writer.write(m, 1n)
           sent++
         }

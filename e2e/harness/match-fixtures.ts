@@ -1,5 +1,5 @@
 // Builders shared by the matcher's tests (test-only module: imported by *.test.ts files alone).
-import type { PodMessage } from '../../src/ingest/messages.ts'
+import { expandMessages, type PodOutput } from '../../src/ingest/messages.ts'
 import type { ContainerMeta, OwnerMeta, OwnerRef, PodMeta } from '../../src/model/index.ts'
 
 export const rs = (uid: string, deployment?: string, over: Partial<OwnerMeta> = {}): OwnerMeta => ({
@@ -40,8 +40,8 @@ export const pod = (uid: string, owner?: OwnerRef, over: Partial<PodMeta> = {}):
 export const ownedBy = (kind: string, uid: string, name = `${kind.toLowerCase()}-${uid}`): OwnerRef => ({ kind, uid, name })
 
 /** A compact, readable rendering of messages for assertions. */
-export function show(msgs: readonly PodMessage[]): string[] {
-  return msgs.map((m) => {
+export function show(msgs: readonly PodOutput[]): string[] {
+  return expandMessages(msgs).map((m) => {
     switch (m.type) {
       case 'pod_new_with_name':
         return `new ${m.uid} owner=${m.ownerKind}/${m.ownerUid}/${m.ownerName} ip=${m.ip.toString(16)} v=${m.version}${m.isHostNetwork ? ' host' : ''}`

@@ -1,7 +1,7 @@
 // The collector: the watch streams feed the matching core, the core's messages go to the reducer
 // link; priming, tick timers, forced relists, readiness and leadership terms (docs/behaviour.md §6–§7, §11).
 import { httpStatusOf, noEvents, type EventReporter, type Occurrence, type ReducerFailure } from '../events/index.ts'
-import type { IngestMessage } from '../ingest/index.ts'
+import type { OutboundMessage } from '../ingest/index.ts'
 import type { LinkEvent, ReducerLink } from '../link/index.ts'
 import { createCollectorCore, type CollectorCore, type StreamName } from '../match/index.ts'
 import { createModelContext, type ModelContext, type OwnerMeta, type PodMeta, type StreamEvent } from '../model/index.ts'
@@ -114,7 +114,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
   /** A forced relist was requested: its epoch, if one starts, is reported when its pod_resync goes out. */
   let forcedResyncPending = false
 
-  function send(msgs: IngestMessage[], at: number): void {
+  function send(msgs: OutboundMessage[], at: number): void {
     if (msgs.length === 0) return
     if (forcedResyncPending && msgs.some((m) => m.type === 'pod_resync')) {
       forcedResyncPending = false
@@ -204,7 +204,7 @@ export function createCollector(opts: CollectorOptions, deps: CollectorDeps): Co
     }
   }
 
-  async function consume<T>(name: StreamName, stream: AsyncIterable<StreamEvent<T>>, feed: (ev: StreamEvent<T>, t: number) => IngestMessage[]): Promise<void> {
+  async function consume<T>(name: StreamName, stream: AsyncIterable<StreamEvent<T>>, feed: (ev: StreamEvent<T>, t: number) => OutboundMessage[]): Promise<void> {
     const byType = new Map<string, { inc(): void }>()
     for await (const ev of stream) {
       let c = byType.get(ev.type)

@@ -47,6 +47,25 @@ export interface CollectorHealth { readonly type: 'collector_health'; readonly s
 /** Messages about pods: what the matcher emits (docs/behaviour.md §5). */
 export type PodMessage = PodNewWithName | PodContainer | PodDelete | PodResync
 
+/**
+ * Messages made only when they are encoded: a resync's announcements (docs/behaviour.md §6), which
+ * would otherwise wait as hundreds of thousands of objects, long enough to be promoted, while the
+ * reducer reads them (bench/README.md, issue 34). Item `i` (0 ≤ i < count) stands for one or more
+ * messages, the same ones whenever it is expanded. Not a wire message: the link expands it.
+ */
+export interface DeferredMessages {
+  readonly type: 'deferred'
+  readonly count: number
+  /** Hands the messages of item `i` to `emit`, in order. */
+  expand(i: number, emit: (msg: PodMessage) => void): void
+}
+
+/** What the matcher hands the link: pod messages, and deferred ones. */
+export type PodOutput = PodMessage | DeferredMessages
+
+/** What the link queues: messages, and deferred ones. */
+export type OutboundMessage = IngestMessage | DeferredMessages
+
 /** Every message of docs/protocol.md §3. */
 export type IngestMessage =
   | VersionInfo
@@ -64,3 +83,16 @@ export type IngestMessageType = IngestMessage['type']
 
 /** A decoded message with the timestamp it carried (u64 ns since the Unix epoch). */
 export type TimedMessage = IngestMessage & { readonly timestamp: bigint }
+
+/** Every message of `out`, deferred ones expanded (made now), in order. */
+export function expandMessages(out: readonly PodOutput[]): PodMessage[] {
+  const all: PodMessage[] = []
+  const emit = (m: PodMessage): void => {
+    all.push(m)
+  }
+  for (const m of out) {
+    if (m.type !== 'deferred') all.push(m)
+    else for (let i = 0; i < m.count; i++) m.expand(i, emit)
+  }
+  return all
+}

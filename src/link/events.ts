@@ -1,12 +1,12 @@
 // What the link reports to its owner, as the events of `run()` (nats.js `status()` style): a
 // session is up, with the means to send on it; a session is over, and why.
-import type { IngestMessage } from '../ingest/index.ts'
+import type { OutboundMessage } from '../ingest/index.ts'
 import type { ConnectErrorCause, DisconnectCause } from './errors.ts'
 
 /** Sending on one session: messages never go to another one (false, dropped and counted, once it is over). */
 export interface LinkSession {
   /** Queues `messages` after everything sent before on this session; flushed within the flush delay. */
-  send(messages: readonly IngestMessage[], enqueuedAtMs?: number): boolean
+  send(messages: readonly OutboundMessage[], enqueuedAtMs?: number): boolean
   /** Flushes what this session has encoded now (a no-op once it is over). */
   flush(): void
 }

@@ -1,6 +1,6 @@
 // The reducer link: a connection state machine (one tagged-union state, one exhaustive step
 // function) that connects, reports sessions as events and reconnects with backoff (docs/behaviour.md §7).
-import type { IngestMessage } from '../ingest/index.ts'
+import type { IngestMessage, OutboundMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
 import { createRegistry, type Registry } from '../observe/metrics.ts'
 import { createRateLimitedLog } from '../observe/rate-limit.ts'
@@ -60,7 +60,7 @@ export interface ReducerLink {
    * `enqueuedAtMs` (on the clock) feeds the event-to-wire latency histogram.
    * Returns whether the messages went into a session.
    */
-  send(messages: readonly IngestMessage[], enqueuedAtMs?: number): boolean
+  send(messages: readonly OutboundMessage[], enqueuedAtMs?: number): boolean
   /** Flushes the current session now (a no-op without one). */
   flush(): void
   readonly state: LinkPhase
@@ -99,7 +99,7 @@ export function createReducerLink(options: LinkOptions, deps: LinkDeps = {}): Re
   const latency = registerLinkMetrics(deps.registry ?? createRegistry(), stats)
   const target = `${config.host}:${config.port}`
 
-  function deliver(session: Session | undefined, messages: readonly IngestMessage[], enqueuedAtMs: number | undefined): boolean {
+  function deliver(session: Session | undefined, messages: readonly OutboundMessage[], enqueuedAtMs: number | undefined): boolean {
     if (session?.send(messages, enqueuedAtMs)) return true
     counters.droppedWhileDisconnected += messages.length
     return false

@@ -3,7 +3,7 @@
 import { connect, type Socket } from 'node:net'
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { concatBytes } from '../bytes.ts'
-import type { IngestMessage } from '../ingest/index.ts'
+import type { DeferredMessages, IngestMessage, PodMessage } from '../ingest/index.ts'
 import { logger } from '../observe/log.ts'
 import { createRegistry } from '../observe/metrics.ts'
 import { createRateLimitedLog } from '../observe/rate-limit.ts'
@@ -123,5 +123,38 @@ describe('outbox', () => {
     expect(resync.outbox.overflow()).toBeUndefined()
     // Still waiting, as messages rather than bytes in the socket.
     expect(resync.outbox.bufferedBytes).toBeGreaterThan(1_000_000)
+  })
+
+  it('expands deferred messages in order, only as the reducer reads, and estimates them while they wait', async () => {
+    const r = await fakeReducer({ reads: () => false })
+    const { outbox, clock } = await outboxTo(r.port)
+    let expanded = 0
+    // 300 items of two messages each, each as large as noisyContainer's: far more than the socket takes.
+    const deferred: DeferredMessages = {
+      type: 'deferred',
+      count: 300,
+      expand(i, emit) {
+        expanded++
+        emit(noisyContainer(2 * i) as PodMessage)
+        emit(noisyContainer(2 * i + 1) as PodMessage)
+      },
+    }
+    outbox.writeRaw({ type: 'version_info', major: 0, minor: 11, patch: 0 })
+    outbox.send([{ type: 'pod_resync', resyncCount: 1n }, deferred, { type: 'pod_delete', uid: 'last' }])
+    const encodedAtSend = expanded
+    expect(encodedAtSend).toBeGreaterThan(0)
+    expect(encodedAtSend).toBeLessThan(300)
+    expect(outbox.overflow()).toBeUndefined()
+    // The items not encoded yet are counted (expanded again to be measured).
+    expect(outbox.queuedBytes).toBeGreaterThan(1_000_000)
+    expect(expanded).toBe(300)
+    const c = await r.connection(0)
+    c.socket.resume()
+    for (let i = 0; i < 500 && c.messages.length < 603; i++) {
+      await clock.advance(100)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(c.messages.map((m) => (m.type === 'pod_container' ? m.uid : m.type))).toEqual(['version_info', 'pod_resync', ...Array.from({ length: 600 }, (_, i) => `u${i}`), 'pod_delete'])
+    expect(expanded).toBe(600 - encodedAtSend)
   })
 })

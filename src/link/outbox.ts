@@ -2,7 +2,7 @@
 // the socket is below a low-water mark, the flush policy and the byte limit (docs/behaviour.md §7).
 // A reducer that stops reading is found by the session's silence rule (peer-silence.ts).
 import type { Socket } from 'node:net'
-import type { IngestMessage } from '../ingest/index.ts'
+import type { IngestMessage, OutboundMessage } from '../ingest/index.ts'
 import type { HistogramChild } from '../observe/metrics.ts'
 import type { RateLimitedLog } from '../observe/rate-limit.ts'
 import type { Clock, TimerHandle } from '../util/clock.ts'
@@ -42,7 +42,7 @@ export interface Outbox {
    * socket holds less than the low-water mark, the rest as the reducer reads ('drain'). Flushed
    * when `flushBytes` are pending, else within `flushDelayMs`. False (nothing queued) once closed.
    */
-  send(messages: readonly IngestMessage[], enqueuedAtMs?: number): boolean
+  send(messages: readonly OutboundMessage[], enqueuedAtMs?: number): boolean
   /** Writes what is encoded to the socket now, as one LZ4 block (docs/protocol.md §1.6). */
   flush(): void
   /**
@@ -66,9 +66,11 @@ export interface Outbox {
 
 /** A batch given to `send`, waiting for the socket. */
 interface Queued {
-  readonly messages: readonly IngestMessage[]
+  readonly messages: readonly OutboundMessage[]
   /** Next message to encode. */
   at: number
+  /** Next item of `messages[at]` to expand, when it is deferred. */
+  item: number
   readonly enqueuedAtMs: number | undefined
   /** Starts with `pod_resync`: a full re-announcement, bounded by the cluster, exempt from the byte limit. */
   readonly resync: boolean
@@ -78,8 +80,20 @@ interface Queued {
 
 function estimateRest(q: Queued): number {
   let bytes = 0
-  for (let i = q.at; i < q.messages.length; i++) bytes += estimateBytes(q.messages[i]!)
+  const add = (m: IngestMessage): void => {
+    bytes += estimateBytes(m)
+  }
+  for (let i = q.at; i < q.messages.length; i++) {
+    const m = q.messages[i]!
+    if (m.type !== 'deferred') add(m)
+    else for (let k = i === q.at ? q.item : 0; k < m.count; k++) m.expand(k, add)
+  }
   return bytes
+}
+
+/** Estimated raw bytes of messages given to `send` (deferred ones expanded). */
+function estimateAll(messages: readonly OutboundMessage[]): number {
+  return estimateRest({ messages, at: 0, item: 0, enqueuedAtMs: undefined, resync: false, bytes: 0 })
 }
 
 /** An outbox writing to `socket` (which it owns the 'drain' events of, not its life). */
@@ -120,7 +134,19 @@ export function createOutbox(socket: Socket, options: OutboxOptions, deps: Outbo
       const q = queue[0]!
       const n = q.messages.length
       // Message by message: a flush (every flushBytes) is what raises the socket's length.
-      while (q.at < n && socket.writableLength < lowWater) encode(q.messages[q.at++]!, ts)
+      while (q.at < n && socket.writableLength < lowWater) {
+        const m = q.messages[q.at]!
+        if (m.type !== 'deferred') {
+          encode(m, ts)
+          q.at++
+        } else if (q.item < m.count) {
+          expandAt = ts
+          m.expand(q.item++, encodeExpanded)
+        } else {
+          q.at++
+          q.item = 0
+        }
+      }
       if (q.at < n) break
       queue.shift()
       countedBytes -= q.bytes
@@ -128,6 +154,10 @@ export function createOutbox(socket: Socket, options: OutboxOptions, deps: Outbo
     }
     if (encoder.pendingBytes > 0 && flushTimer === undefined) flushTimer = clock.setTimeout(flush, options.flushDelayMs)
   }
+
+  /** The timestamp of the deferred messages being expanded. */
+  let expandAt = 0n
+  const encodeExpanded = (msg: IngestMessage): void => encode(msg, expandAt)
 
   function encode(msg: IngestMessage, ts: bigint): void {
     const before = encoder.encode(msg, ts)
@@ -176,9 +206,8 @@ export function createOutbox(socket: Socket, options: OutboxOptions, deps: Outbo
       if (closed) return false
       if (messages.length === 0) return true
       const resync = messages[0]!.type === 'pod_resync'
-      let bytes = 0
-      if (!resync) for (const m of messages) bytes += estimateBytes(m)
-      queue.push({ messages, at: 0, enqueuedAtMs, resync, bytes })
+      const bytes = resync ? 0 : estimateAll(messages)
+      queue.push({ messages, at: 0, item: 0, enqueuedAtMs, resync, bytes })
       countedBytes += bytes
       pump()
       return true
@@ -202,7 +231,14 @@ export function createOutbox(socket: Socket, options: OutboxOptions, deps: Outbo
       if (closed) return
       // What is queued still goes out (bounded: queued bytes are checked at every heartbeat).
       const ts = timestampNs()
-      for (const q of queue.splice(0)) for (let i = q.at; i < q.messages.length; i++) encode(q.messages[i]!, ts)
+      expandAt = ts
+      for (const q of queue.splice(0)) {
+        for (let i = q.at; i < q.messages.length; i++) {
+          const m = q.messages[i]!
+          if (m.type !== 'deferred') encode(m, ts)
+          else for (let k = i === q.at ? q.item : 0; k < m.count; k++) m.expand(k, encodeExpanded)
+        }
+      }
       flush()
       write(encoder.end())
       close()

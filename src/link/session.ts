@@ -2,7 +2,7 @@
 // and what ends it (peer close, socket error, silent or stuck reducer) — docs/protocol.md §6,
 // docs/behaviour.md §7.
 import type { Socket } from 'node:net'
-import type { IngestMessage } from '../ingest/index.ts'
+import type { IngestMessage, OutboundMessage } from '../ingest/index.ts'
 import type { HistogramChild } from '../observe/metrics.ts'
 import type { RateLimitedLog } from '../observe/rate-limit.ts'
 import { sleep, type Clock } from '../util/clock.ts'
@@ -33,7 +33,7 @@ export interface Session {
   /** Resolves once, when the session is over (the socket is closed or being closed). */
   readonly ended: Promise<SessionEnd>
   /** Queues `messages` after everything sent before, flushed within `flushDelayMs`; false once ended. */
-  send(messages: readonly IngestMessage[], enqueuedAtMs?: number): boolean
+  send(messages: readonly OutboundMessage[], enqueuedAtMs?: number): boolean
   /** Flushes what is encoded now. */
   flush(): void
   /** Bytes waiting to be written (0 once ended). */

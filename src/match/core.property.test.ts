@@ -2,7 +2,7 @@
 // relists, reconnects and clock advances, applied to the reducer's per-connection model.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { PodMessage } from '../ingest/messages.ts'
+import { expandMessages, type PodOutput } from '../ingest/messages.ts'
 import { compareUtf8, type ContainerMeta, type OwnerKind, type OwnerMeta, type PodMeta } from '../model/index.ts'
 import { applyToReducerState, createReducerState, stripContainerScheme, type ReducerState } from '../tap/reducer-state.ts'
 import { createCollectorCore } from './index.ts'
@@ -88,12 +88,12 @@ function run(ops: Op[], waitingLimit: number): void {
   const everSent = new Map<string, Set<string>>() // uid → container ids sent on the current connection
   const epochs: bigint[] = []
 
-  const deliver = (msgs: PodMessage[]) => {
+  const deliver = (out: PodOutput[]) => {
     if (!connected) {
-      expect(msgs, 'messages while disconnected').toEqual([])
+      expect(out, 'messages while disconnected').toEqual([])
       return
     }
-    for (const m of msgs) {
+    for (const m of expandMessages(out)) {
       if (m.type === 'pod_resync') {
         epochs.push(m.resyncCount)
         everSent.clear()

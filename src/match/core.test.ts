@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { PodMessage } from '../ingest/messages.ts'
+import { expandMessages, type PodOutput } from '../ingest/messages.ts'
 import { createModelContext, type OwnerKind, type OwnerMeta, type PodMeta, type StreamEvent } from '../model/index.ts'
 import { createCollectorCore, type CollectorCore, type CoreConfig } from './index.ts'
 import { ctr, job, ownedBy, pod, rs, show } from '../../e2e/harness/match-fixtures.ts'
@@ -23,7 +23,7 @@ function primedCore(over: Partial<CoreConfig> = {}, connect = true, model = crea
  * A core that listed the ReplicaSet r1 (of Deployment d1), no Jobs, then `listed` pods; not
  * connected. Returns it and the messages of the pods' initApply events.
  */
-function listedCore(listed: PodMeta[]): { core: CollectorCore; sent: PodMessage[] } {
+function listedCore(listed: PodMeta[]): { core: CollectorCore; sent: PodOutput[] } {
   const core = createCollectorCore(config)
   core.owners('ReplicaSet', { type: 'init' }, 0)
   core.owners('ReplicaSet', { type: 'initApply', object: rs('r1', 'd1') }, 0)
@@ -288,7 +288,7 @@ describe('§5 on settled pods (resolved and announced as kept: the unchanged-pod
     expect(core.pods(apply(big({ resourceVersion: '2' })), 0)).toEqual([])
     expect(core.pods(apply(big({ ip: 0x0a000009 })), 0).map((m) => m.type)).toEqual(['pod_new_with_name'])
     core.disconnect()
-    expect(core.connect().map((m) => m.type)).toEqual(['pod_resync', 'pod_new_with_name', 'pod_container', 'pod_new_with_name', 'pod_container'])
+    expect(expandMessages(core.connect()).map((m) => m.type)).toEqual(['pod_resync', 'pod_new_with_name', 'pod_container', 'pod_new_with_name', 'pod_container'])
     expect(show(core.pods(del(big({})), 0))).toEqual(['del p2'])
     expect(core.stats()).toMatchObject({ podsStored: 1, podsAnnounced: 1 })
   })
@@ -461,7 +461,7 @@ describe('two cores in one process', () => {
     ]
     const alone = (uid: string, owner: string) => {
       const core = primedCore()
-      return [...feed(core, uid, owner), ...(core.disconnect(), core.connect())].map((m) => ({ ...m }))
+      return expandMessages([...feed(core, uid, owner), ...(core.disconnect(), core.connect())]).map((m) => ({ ...m }))
     }
     const ctxA = createModelContext()
     const ctxB = createModelContext()
@@ -472,7 +472,7 @@ describe('two cores in one process', () => {
     feed(b, 'p2', 'ds3')
     a.disconnect()
     b.disconnect()
-    gotA.push(...a.connect()) // decodes its pods while b holds others
+    gotA.push(...expandMessages(a.connect())) // decodes its pods while b holds others
     expect(gotA.map((m) => ({ ...m }))).toEqual(alone('p1', 'ds1'))
     expect(gotB.map((m) => ({ ...m }))).toEqual(alone('p1', 'ds2').slice(0, gotB.length))
     expect([ctxA.stats().ownerRefs, ctxB.stats().ownerRefs]).toEqual([1, 2])

@@ -2,14 +2,15 @@
 // the emission rules, epochs and relists. Pure and synchronous: time comes in as `now` (ms),
 // messages go out as return values. How pods are kept is the pod store's (pod-store.ts); what the
 // current connection was told is the ledger's (ledger.ts).
-import type { PodMessage, PodNewWithName } from '../ingest/messages.ts'
+import type { PodOutput, PodNewWithName } from '../ingest/messages.ts'
 import { createModelContext, type ModelContext, type OwnerKind, type OwnerMeta, type OwnerRef, type PodMeta, type StreamEvent } from '../model/index.ts'
 import { createLedger, type LedgerSlot } from './ledger.ts'
-import { newPodContainer, newPodDelete, newPodNewWithName, newPodResync } from './messages.ts'
+import type { KeptPod } from './kept-pod.ts'
+import { DeferredAnnouncements, newPodContainer, newPodDelete, newPodNewWithName, newPodResync } from './messages.ts'
 import { createOwnerIndex } from './owner-index.ts'
 import { createOwnerStores } from './owner-store.ts'
 import { ABSENT, createPodStore, NOT_SETTLED, type StoreSlot } from './pod-store.ts'
-import { isWatchedOwnerKind, resolveOwner, type OwnerLookup } from './resolve.ts'
+import { isWatchedOwnerKind, resolveOwner, type OwnerLookup, type RecentResolution } from './resolve.ts'
 import { Differs } from './signature.ts'
 import type { CollectorCore, CoreConfig, Resolution, StreamName } from './types.ts'
 import { createWaitingLimit } from './waiting-limit.ts'
@@ -27,8 +28,8 @@ interface Pod extends StoreSlot<Pod>, LedgerSlot {
 
 const streamOf: Record<OwnerKind, StreamName> = { ReplicaSet: 'replicasets', Job: 'jobs' }
 
-const collect = (emit: (out: PodMessage[]) => void): PodMessage[] => {
-  const out: PodMessage[] = []
+const collect = (emit: (out: PodOutput[]) => void): PodOutput[] => {
+  const out: PodOutput[] = []
   emit(out)
   return out
 }
@@ -47,6 +48,7 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
   const primed: Record<StreamName, boolean> = { pods: false, replicasets: false, jobs: false }
   const unavailable: Record<StreamName, boolean> = { pods: false, replicasets: false, jobs: false }
   const lookup: OwnerLookup = { get: owners.get, unavailable: (kind) => unavailable[streamOf[kind]] }
+  const recent: RecentResolution = { last: undefined }
   let epoch = 0
   let waiting = 0
   /** The pod relist in progress (between its init and initDone), numbered; 0 when none. */
@@ -56,11 +58,11 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
   // --- §3 effective owner ---------------------------------------------------------------------
 
   /** Resolves the pod's effective owner and announces it when resolvable (rules 5.1–5.4). */
-  function evaluate(pod: Pod, out: PodMessage[]): void {
+  function evaluate(pod: Pod, out: PodOutput[]): void {
     store.unsettle(pod)
     const ownerUid = pod.meta.owner?.uid ?? ''
     const remembered = pod.resFor === ownerUid ? pod.res : undefined
-    const res = resolveOwner(pod.meta, lookup, remembered, pod.res)
+    const res = resolveOwner(pod.meta, lookup, remembered, pod.res, recent)
     setWaiting(pod, res === undefined)
     if (res === undefined) return
     pod.res = res
@@ -80,7 +82,7 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
 
   // --- §4 owners and their tombstones ---------------------------------------------------------
 
-  function ownerEvent(kind: OwnerKind, ev: StreamEvent<OwnerMeta>, now: number, out: PodMessage[]): void {
+  function ownerEvent(kind: OwnerKind, ev: StreamEvent<OwnerMeta>, now: number, out: PodOutput[]): void {
     const stream = streamOf[kind]
     switch (ev.type) {
       case 'init':
@@ -126,12 +128,12 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
     newPodNewWithName(v.uid, v.ip, res.name, v.name, res.code, res.uid, v.hostNetwork, v.namespace, v.version)
 
   /** Rule 5.2's containers: a `pod_container` for each of the pod's tuples (`values`) not sent before. */
-  function sendUnsent(pod: Pod, values: PodMeta, out: PodMessage[]): void {
+  function sendUnsent(pod: Pod, values: PodMeta, out: PodOutput[]): void {
     for (const c of ledger.takeUnsent(pod, pod.meta, values.containers)) out.push(newPodContainer(values.uid, c.id, c.name, c.image))
   }
 
   /** Rules 5.1–5.3 for a resolvable pod. */
-  function announce(pod: Pod, res: Resolution, out: PodMessage[]): void {
+  function announce(pod: Pod, res: Resolution, out: PodOutput[]): void {
     const kept = pod.meta
     if (!ledger.isAnnounced(pod)) {
       const v = store.decode(pod) // 5.1
@@ -155,7 +157,7 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
   }
 
   /** Adds or updates a pod; `listed`: a LIST item (`initApply`). */
-  function podEvent(meta: PodMeta, listed: boolean, out: PodMessage[]): Pod {
+  function podEvent(meta: PodMeta, listed: boolean, out: PodOutput[]): Pod {
     const diff = store.find(meta, ledger.generation, listed)
     if (diff === ABSENT) return settle(addPod(meta, listed, out))
     const pod = store.found()
@@ -169,7 +171,7 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
   }
 
   /** A settled pod changed (by `diff`), its resolution standing: rules 5.2 and 5.3 follow from what differs; it stays settled. */
-  function updateSettled(pod: Pod, meta: PodMeta, diff: number, out: PodMessage[]): void {
+  function updateSettled(pod: Pod, meta: PodMeta, diff: number, out: PodOutput[]): void {
     const before = pod.meta
     store.keep(pod, meta, diff)
     const kept = pod.meta
@@ -181,14 +183,14 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
     else sendUnsent(pod, meta, out)
   }
 
-  function addPod(meta: PodMeta, listed: boolean, out: PodMessage[]): Pod {
+  function addPod(meta: PodMeta, listed: boolean, out: PodOutput[]): Pod {
     const pod = store.add(meta, listed, newPod)
     dependents.add(pod, pod.meta.owner)
     evaluate(pod, out)
     return pod
   }
 
-  function updatePod(pod: Pod, meta: PodMeta, out: PodMessage[]): Pod {
+  function updatePod(pod: Pod, meta: PodMeta, out: PodOutput[]): Pod {
     const before = pod.meta.owner
     store.keep(pod, meta) // (most updates are status changes the core does not keep: then nothing changes)
     const after = pod.meta.owner
@@ -204,7 +206,7 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
   }
 
   /** Rule 5.5; pod deletes are never deferred (§4). */
-  function removePod(pod: Pod, out: PodMessage[]): void {
+  function removePod(pod: Pod, out: PodOutput[]): void {
     store.remove(pod)
     dependents.remove(pod, pod.meta.owner)
     setWaiting(pod, false)
@@ -213,23 +215,33 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
 
   // --- §6 epochs, relists and the waiting limit ----------------------------------------------
 
-  /** `epoch += 1`, `pod_resync(epoch)`, then rule 5.1 for every resolvable pod. */
-  function newEpoch(out: PodMessage[]): void {
+  /**
+   * `epoch += 1`, `pod_resync(epoch)`, then rule 5.1 for every resolvable pod: recorded at once, its
+   * messages made as the link encodes them (messages.ts, DeferredAnnouncements).
+   */
+  function newEpoch(out: PodOutput[]): void {
     epoch++
     ledger.open()
     out.push(newPodResync(BigInt(epoch)))
+    const kept: KeptPod[] = []
+    const resolutions: Resolution[] = []
     store.forEach((pod) => {
-      if (!pod.waiting && pod.res && pod.meta.hasIp) announce(pod, pod.res, out)
+      if (!pod.waiting && pod.res && pod.meta.hasIp) {
+        ledger.announce(pod, pod.meta, pod.res)
+        kept.push(pod.meta)
+        resolutions.push(pod.res)
+      }
       settle(pod)
     })
+    if (kept.length > 0) out.push(new DeferredAnnouncements(kept, resolutions, store.values))
   }
 
   /** An owner stream finished a relist (or turned out unavailable): a forced resync waiting for it may start its epoch. */
-  function relisted(kind: OwnerKind, out: PodMessage[]): void {
+  function relisted(kind: OwnerKind, out: PodOutput[]): void {
     if (limit.relisted(kind) && ledger.connected) newEpoch(out)
   }
 
-  function markStreamUnavailable(stream: StreamName, out: PodMessage[]): void {
+  function markStreamUnavailable(stream: StreamName, out: PodOutput[]): void {
     primed[stream] = true
     if (unavailable[stream]) return
     unavailable[stream] = true
@@ -242,7 +254,7 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
     relisted(kind, out)
   }
 
-  function podStreamEvent(ev: StreamEvent<PodMeta>, out: PodMessage[]): void {
+  function podStreamEvent(ev: StreamEvent<PodMeta>, out: PodOutput[]): void {
     switch (ev.type) {
       case 'init':
         podRelist = ++podRelists
@@ -277,13 +289,13 @@ export function createCollectorCore(config: CoreConfig, model: ModelContext = cr
 
   return {
     pods(ev, now) {
-      const out: PodMessage[] = []
+      const out: PodOutput[] = []
       podStreamEvent(ev, out)
       limit.check(waiting, now)
       return out
     },
     owners(kind, ev, now) {
-      const out: PodMessage[] = []
+      const out: PodOutput[] = []
       ownerEvent(kind, ev, now, out)
       limit.check(waiting, now)
       return out

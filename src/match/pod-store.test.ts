@@ -48,11 +48,11 @@ describe('pod store', () => {
     expect(p2.meta.owner).toBe(shared)
   })
 
-  it('listed pods are kept whole and share their owner reference too; the first keep describes them', () => {
+  it('listed pods are kept whole, without their resourceVersion, and share their owner reference too; the first keep describes them', () => {
     const { s, add } = store()
     const [p1, p2] = ['p1', 'p2'].map((uid) => add(pod(uid, ownedBy('ReplicaSet', 'r1')), true)) as [Entry, Entry]
     expect(p1.meta.owner).toBe(p2.meta.owner)
-    expect([p1.meta.sig, p1.meta.whole]).toEqual(['', pod('p1', ownedBy('ReplicaSet', 'r1'))])
+    expect([p1.meta.sig, p1.meta.whole]).toEqual(['', pod('p1', ownedBy('ReplicaSet', 'r1'), { resourceVersion: '' })])
     const same = pod('p1', ownedBy('ReplicaSet', 'r1'), { resourceVersion: '2' })
     s.settle(p1, 1)
     s.settle(p2, 1)

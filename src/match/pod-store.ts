@@ -23,7 +23,8 @@ export interface PodStore<P extends StoreSlot<P>> {
   lookup(uid: string): P | undefined
   /**
    * Adds a pod not in the store, made by `create` around its kept form: a LIST item (`listed`)
-   * kept whole (its owner reference replaced by the shared one), else described. Unsettled.
+   * kept whole (its owner reference replaced by the shared one, its resourceVersion by ''), else
+   * described. Unsettled.
    */
   add(meta: PodMeta, listed: boolean, create: (kept: KeptPod) => P): P
   /**
@@ -44,6 +45,8 @@ export interface PodStore<P extends StoreSlot<P>> {
   found(): P
   /** The pod's values, for its messages: valid until the next decode (the strings are the caller's). */
   decode(pod: P): PodMeta
+  /** The values of a kept form, the pod's now or an earlier one: valid until the next decode. */
+  values(kept: KeptPod): PodMeta
   /** Marks the pod settled for `mark`: nothing is owed for it on that connection (core.ts says when). */
   settle(pod: P, mark: number): void
   unsettle(pod: P): void
@@ -88,6 +91,10 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
     return before !== undefined && before.uid === o.uid && before.kind === o.kind && before.name === o.name ? before : model.ownerRef(o.kind, o.uid, o.name)
   }
 
+  function values(form: KeptPod): PodMeta {
+    return form.whole ?? decodeSignature(form.sig, form.owner, model.intern, decodeInto)
+  }
+
   function remember(pod: P, meta: PodMeta): void {
     lastPod = pod
     lastMeta = meta
@@ -98,7 +105,11 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
     lookup: (uid) => table.get(uid),
     add(meta, listed, create) {
       const owner = shareOwner(meta.owner, undefined)
-      if (listed && owner !== meta.owner) (meta as { owner?: OwnerRef }).owner = owner
+      if (listed) {
+        if (owner !== meta.owner) (meta as { owner?: OwnerRef }).owner = owner
+        // Not kept (KeptPod's is ''): 24 bytes a pod (bench/README.md, issue 34).
+        if (meta.resourceVersion !== '') (meta as { resourceVersion: string }).resourceVersion = ''
+      }
       const form = new KeptPod(meta, owner, listed ? '' : writer.write(meta))
       const pod = create(form)
       table.add(pod, meta.uid, form.sig)
@@ -136,10 +147,9 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
     },
     found: () => table.entryAt(foundAt),
     decode(pod) {
-      if (pod === lastPod) return lastMeta!
-      const form = pod.meta
-      return form.whole ?? decodeSignature(form.sig, form.owner, model.intern, decodeInto)
+      return pod === lastPod ? lastMeta! : values(pod.meta)
     },
+    values,
     settle: (pod, mark) => table.setMark(pod, mark),
     unsettle: (pod) => table.setMark(pod, UNSETTLED),
     remove(pod) {

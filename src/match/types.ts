@@ -1,5 +1,5 @@
 // The matching core's interface, configuration, statistics and resolved-owner type.
-import type { PodMessage } from '../ingest/messages.ts'
+import type { PodOutput } from '../ingest/messages.ts'
 import type { OwnerKind, OwnerMeta, PodMeta, StreamEvent } from '../model/index.ts'
 
 /** Tunables of the core (docs/behaviour.md §4, §6); times in milliseconds. */
@@ -44,18 +44,18 @@ export interface CoreStats {
 
 /** The matching core; see {@link createCollectorCore}. */
 export interface CollectorCore {
-  /** Feeds an event of the pod stream; returns the messages for the current connection. A LIST item's meta may be kept as it is. */
-  pods(ev: StreamEvent<PodMeta>, now: number): PodMessage[]
+  /** Feeds an event of the pod stream; returns the messages for the current connection. A LIST item's meta may be kept (its owner reference and resourceVersion changed). */
+  pods(ev: StreamEvent<PodMeta>, now: number): PodOutput[]
   /** Feeds an event of the ReplicaSet or Job stream. */
-  owners(kind: OwnerKind, ev: StreamEvent<OwnerMeta>, now: number): PodMessage[]
+  owners(kind: OwnerKind, ev: StreamEvent<OwnerMeta>, now: number): PodOutput[]
   /** Expires tombstones and schedules forced resyncs; call at {@link nextDeadline} (or any time). */
   tick(now: number): void
-  /** A new reducer connection (after its handshake): `epoch += 1`, `pod_resync(epoch)`, every resolvable pod. */
-  connect(): PodMessage[]
+  /** A new reducer connection (after its handshake): `epoch += 1`, `pod_resync(epoch)`, every resolvable pod (deferred: made as the link encodes them). */
+  connect(): PodOutput[]
   /** The connection is gone; nothing is emitted until the next {@link connect}. */
   disconnect(): void
   /** Marks a stream unavailable (e.g. the priming timeout ran out before its first initDone). */
-  markUnavailable(stream: StreamName): PodMessage[]
+  markUnavailable(stream: StreamName): PodOutput[]
   /** True once, after the waiting limit asked the I/O layer to relist both owner streams (§6). */
   takeRelistRequest(): boolean
   /** All three streams have delivered their first initDone or are unavailable (§6 priming). */
