@@ -60,25 +60,6 @@ export function formatIpv4(ip: number): string {
   return `${(ip >>> 24) & 255}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}`
 }
 
-/**
- * Compares two strings in UTF-8 byte order (= code point order), which differs from JavaScript's
- * UTF-16 order when a supplementary character meets one in U+E000–U+FFFF.
- */
-export function compareUtf8(a: string, b: string): number {
-  const n = Math.min(a.length, b.length)
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i)
-    const y = b.charCodeAt(i)
-    if (x === y) continue
-    const xs = x >= 0xd800 && x <= 0xdfff
-    const ys = y >= 0xd800 && y <= 0xdfff
-    if (xs && !ys && y >= 0xe000) return 1
-    if (ys && !xs && x >= 0xe000) return -1
-    return x - y
-  }
-  return a.length - b.length
-}
-
 /** The first IPv4 address among `status.podIP` and `status.podIPs[*].ip` (u32), or 0 (docs/behaviour.md §2). */
 function podIpOf(status: Json, podIP: string): number {
   let ip = podIP ? parseIpv4(podIP) : -1

@@ -2,7 +2,7 @@
 // comma-joined, kept to the part the wire can carry. Pods of a workload share one string through a
 // cache bounded in bytes that admits only pods with few, short images: a pod with many or long
 // images costs its own size, once, and pushes no other pod's version out.
-import { compareUtf8 } from './convert.ts'
+import { compareUtf8 } from './utf8-order.ts'
 import { truncateUtf8, utf8Length } from '../util/utf8.ts'
 
 /**

@@ -1,5 +1,5 @@
 // The `/state` JSON of one connection (documented in README.md), built from its live state.
-import { compareUtf8 } from '../model/convert.ts'
+import { compareUtf8 } from '../model/utf8-order.ts'
 import { describeCloseReason, type CloseReason } from './close-reason.ts'
 import type { ConnectionState } from './connection-state.ts'
 import { cloudPlatformName, healthName, ipJson, isoTime, ownerKindName, u64Json } from './json.ts'
