@@ -130,7 +130,9 @@ describe('event recorder over HTTPS (fake time)', () => {
     start()
     rec.record(down)
     for (let i = 1; i <= 4; i++) {
-      await until(`request ${i}`, () => api.sent.length === i)
+      // Held by the server (its body read), not only sent: on a loaded machine a request timed out
+      // on the fake clock before it arrived would never be seen there (CI, 2026-11-28).
+      await until(`request ${i}`, () => api.sent.length === i && api.requests.length === i)
       await clock.advance(10_000) // the whole-request timeout
       await clock.advance(5_000) // the backoff
     }
