@@ -18,8 +18,12 @@ import { startK8sBackend, type K8sCluster } from './backend.ts'
 import { startControlPlane, type ControlPlane } from './control-plane.ts'
 
 const STREAMS = ['pods', 'replicasets', 'jobs'] as const
-/** How long the collector is left idle while its requests are counted. */
-const IDLE_MS = 3 * 60_000
+/**
+ * How long the collector is left idle while its requests are counted: long enough for two or more
+ * short watches per stream over HTTP/1.1, short for `npm test` (bench/README.md has a 3-minute and a
+ * 10-minute run of this test, and the bench's real section 5 and 10 minutes of churn).
+ */
+const IDLE_MS = 45_000
 const PAUSE = 'registry.k8s.io/pause:3.10'
 const workload = [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'idle', namespace: 'default' }, spec: { containers: [{ name: 'c', image: PAUSE }] } }]
 
@@ -73,7 +77,7 @@ describe('the real kube-apiserver over HTTP/2 and HTTP/1.1: a hung server found,
 
     const metrics = () => cluster.collectorProcess()!.metrics()
 
-    it(`negotiates ${protocol} and counts its idle requests for ${IDLE_MS / 60_000} minutes`, async () => {
+    it(`negotiates ${protocol} and counts its idle requests for ${IDLE_MS / 1000} s`, async () => {
       await settled(cluster)
       const log = cluster.collectorLog()
       if (viaProxy) assert.match(log, /HTTP\/1\.1 \(the kubeconfig has a proxy-url/)
@@ -110,7 +114,7 @@ describe('the real kube-apiserver over HTTP/2 and HTTP/1.1: a hung server found,
         const audited = byVerb[`watch ${s}`] ?? 0
         assert.equal(audited, ownWatches[s], `${s}: the server saw the watches the collector counted`)
         // Over HTTP/2 at most one per stream per 5 minutes; over HTTP/1.1 one every 15 to 20 s.
-        if (viaProxy) assert.ok(audited >= IDLE_MS / 20_000 - 1, `${s}: ${audited} watches`)
+        if (viaProxy) assert.ok(audited >= Math.floor(IDLE_MS / 20_000) - 1, `${s}: ${audited} watches`)
         else assert.ok(audited <= Math.ceil(IDLE_MS / 300_000), `${s}: ${audited} watches`)
       }
     }, IDLE_MS + 120_000)
