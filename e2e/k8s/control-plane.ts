@@ -76,11 +76,24 @@ export interface ControlPlane {
   stop(): Promise<void>
 }
 
-/** The pod range the fake nodes' `podCIDR`s are cut from, one /24 a node. */
-const CLUSTER_CIDR_PREFIX = '10.244'
+/**
+ * Node `i`'s pod range: the `n`th /24 of 10.244.0.0/14 with n = i + 1 (10.244.1.0/24, … 10.244.255.0/24,
+ * 10.245.0.0/24 …), so the bench's hundreds of nodes each get a valid one.
+ */
+export function nodePodCidr(i: number): string {
+  const n = i + 1
+  if (!Number.isInteger(i) || i < 0 || n >= MAX_NODES + 1) throw new RangeError(`node index ${i} is outside 0..${MAX_NODES - 1}`)
+  return `10.${244 + (n >> 8)}.${n & 255}.0/24`
+}
 
-/** A fake node's InternalIP (an address in objects only: nothing is sent to it). */
-const nodeIp = (i: number) => `172.18.0.${i + 2}`
+/** A fake node's InternalIP in 172.18.0.0/16 (an address in objects only: nothing is sent to it). */
+export function nodeIp(i: number): string {
+  const n = i + 2
+  return `172.18.${n >> 8}.${n & 255}`
+}
+
+/** How many fake nodes the pod ranges of 10.244.0.0/14 give a /24 each. */
+export const MAX_NODES = 4 * 256 - 1
 
 /** Starts the control plane; resolves once every node is Ready and the `default` ServiceAccount exists. */
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
@@ -191,7 +204,7 @@ async function boot(opts: ControlPlaneOptions & { log: (line: string) => void },
         labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', type: 'kwok' },
         annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
       },
-      spec: { podCIDR: `${CLUSTER_CIDR_PREFIX}.${i + 1}.0/24`, podCIDRs: [`${CLUSTER_CIDR_PREFIX}.${i + 1}.0/24`] },
+      spec: { podCIDR: nodePodCidr(i), podCIDRs: [nodePodCidr(i)] },
       status: { addresses: [{ type: 'InternalIP', address: nodeIp(i) }, { type: 'Hostname', address: name }] },
     })
     if (created.status !== 201 && created.status !== 409) throw new Error(`creating node ${name}: HTTP ${created.status} ${created.body.slice(0, 300)}`)
