@@ -184,8 +184,14 @@ function responseOf(
     try {
       r = await chunks.next()
     } catch (err) {
-      finish()
-      throw guard.closedBy() ?? transportError('response body', err)
+      // Deno's node:http2 may close a stream before its async iterator saw the end it had emitted:
+      // every byte read, END_STREAM without error, and yet "Premature close" (Deno 2.9, more often
+      // with a slow reader such as a gzip decoder). That is the clean end of the body.
+      if (!(stream.readableEnded && (err as { code?: string })?.code === 'ERR_STREAM_PREMATURE_CLOSE')) {
+        finish()
+        throw guard.closedBy() ?? transportError('response body', err)
+      }
+      r = { done: true, value: undefined }
     }
     if (r.done) {
       finish()
