@@ -78,6 +78,38 @@ describe('decodedResponse', () => {
     expect(traffic.decoded).toBeLessThan(limits.ratioFromBytes + 1032 * GUNZIP_LIMITS.sliceBytes + 64 * 1024)
   })
 
+  it('rejects a pending read with the reason the response was closed for', async () => {
+    // The first member, then a body that waits until closed (a watch between events).
+    let closedWith: Error | undefined
+    let wake = (): void => {}
+    let sent = false
+    const inner: KubeResponse = {
+      status: 200,
+      header: (name) => (name === 'content-encoding' ? 'gzip' : undefined),
+      async read() {
+        if (!sent) {
+          sent = true
+          return members.subarray(0, gzipSync(lines[0]!).length)
+        }
+        if (!closedWith) await new Promise<void>((resolve) => (wake = resolve))
+        throw closedWith
+      },
+      text: async () => '',
+      bytes: async () => new Uint8Array(0),
+      close(reason) {
+        closedWith = reason ?? new Error('closed')
+        wake()
+      },
+    }
+    const res = decodedResponse(inner, { wire: 0, decoded: 0 }, createBodyBuffers())
+    expect(new TextDecoder().decode((await res.read())!)).toBe(lines[0])
+    const pending = res.read()
+    const reason = new KubeDecodeError('closed by the test')
+    res.close(reason)
+    await expect(pending).rejects.toBe(reason)
+    await expect(res.read()).rejects.toBe(reason)
+  })
+
   it('refuses a content encoding it did not ask for', () => {
     const inner = responseOf([new Uint8Array(3)], { 'content-encoding': 'br' })
     expect(() => decodedResponse(inner, { wire: 0, decoded: 0 }, createBodyBuffers())).toThrow(/Content-Encoding "br"/)

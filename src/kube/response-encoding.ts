@@ -103,7 +103,8 @@ function gunzipResponse(res: KubeResponse, traffic: BodyTraffic, buffers: BodyBu
       }
       if (failure) throw decodeError(`cannot be decoded after ${wire} bytes: ${failure.message}`, failure)
       if (over) return null
-      if (closed) throw new KubeDecodeError(`${what}: gzip body read after close`)
+      // Closed: the response's own read says why (aborted, idle timeout, the reason given).
+      if (closed) return res.read()
       if (inputEnded) {
         await finished
         // Ended without 'end': destroyed, or the input stopped inside a member.
