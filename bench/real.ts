@@ -15,7 +15,7 @@ import { createH2Client, type H2Client } from './real/h2-client.ts'
 import { parsePromText, type Sample } from './real/prom-text.ts'
 import { createRealCluster, startChurn, waitQuiet, type RealCluster } from './real/workload.ts'
 import { allContenders, collectorCommand, runCollector, syncRuntimes, type Contender, type CollectorRuntime, type RealApi } from './replay/collector.ts'
-import { round, sizeLabel, sleep } from './replay/proc.ts'
+import { cpuMs, round, sizeLabel, sleep } from './replay/proc.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
 
 const SETTLE_MS = 3_000
@@ -49,7 +49,30 @@ interface EntrantFigures {
   readonly sync: ApiCost
   readonly churn: ApiCost
   readonly churnSeconds: number
+  /** kube-apiserver's process CPU (utime + stime) over the sync and churn windows, ms. */
+  readonly apiserverCpuMs: { readonly sync: number; readonly churn: number }
+  /** The collector's response body bytes (k8s_collector_api_response_*_bytes_total) over the sync and churn windows. */
+  readonly apiBodies?: { readonly sync: { wire: number; decoded: number }; readonly churn: { wire: number; decoded: number } }
 }
+
+/** kube-apiserver's pid among the control plane's components. */
+function apiserverPid(plane: ControlPlane): number | undefined {
+  for (const pid of plane.pids()) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('kube-apiserver')) return pid
+    } catch {
+      // gone
+    }
+  }
+  return undefined
+}
+
+/** The collector's response body counters now (NaN for a contender without them). */
+async function bodyBytes(run: { metrics(): Promise<Map<string, number>> }): Promise<{ wire: number; decoded: number }> {
+  const m = await run.metrics()
+  return { wire: m.get('k8s_collector_api_response_wire_bytes_total') ?? NaN, decoded: m.get('k8s_collector_api_response_decoded_bytes_total') ?? NaN }
+}
+const less = (a: { wire: number; decoded: number }, b: { wire: number; decoded: number }) => ({ wire: a.wire - b.wire, decoded: a.decoded - b.decoded })
 
 async function scrapeText(api: H2Client): Promise<string> {
   const res = await api.request('GET', '/metrics', undefined, { accept: 'text/plain' })
@@ -71,11 +94,12 @@ function serviceAccountDir(dir: string, plane: ControlPlane, kubeconfig: string)
   return sa
 }
 
-async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit: ReturnType<typeof createAuditReader>, who: Entrant, minutes: number, baseline: { cost: ApiCost; replaced: number }): Promise<EntrantFigures> {
+async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit: ReturnType<typeof createAuditReader>, who: Entrant, minutes: number, baseline: { cost: ApiCost; replaced: number }, apiserverCpu: () => number): Promise<EntrantFigures> {
   const log = (line: string) => console.log(`  real: ${who.label}: ${line}`)
   await waitQuiet(api, cluster.pods, 120_000)
   audit.skipToEnd()
   const m0 = await scrape(api)
+  const a0 = apiserverCpu()
   const apiOnly = who.contender?.apiOnly === true
   const run = await runCollector(cluster, real, who.contender ? { contender: who.contender } : { runtime: who.runtime })
   try {
@@ -97,6 +121,8 @@ async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit
     await sleep(SETTLE_MS)
     const mem = run.mem()
     const m1 = await scrape(api)
+    const a1 = apiserverCpu()
+    const b1 = apiOnly ? undefined : await bodyBytes(run)
     syncReqs.push(...audit.read())
     const cpu0 = run.cpuMs()
     const msg0 = run.counts.messages
@@ -104,6 +130,8 @@ async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit
     await sleep(minutes * 60_000)
     const churned = await churn.stop()
     const m2 = await scrape(api)
+    const a2 = apiserverCpu()
+    const b2 = apiOnly ? undefined : await bodyBytes(run)
     const churnReqs = audit.read()
     const cpu1 = run.cpuMs()
     const after = run.mem()
@@ -120,6 +148,8 @@ async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit
       sync: apiCost(m0, m1, syncReqs, FLOW_SCHEMA),
       churn: lessBaseline(apiCost(m1, m2, churnReqs, FLOW_SCHEMA), baseline.cost, churned.replaced / baseline.replaced),
       churnSeconds: churned.seconds,
+      apiserverCpuMs: { sync: a1 - a0, churn: a2 - a1 },
+      ...(b1 && b2 ? { apiBodies: { sync: b1, churn: less(b2, b1) } } : {}),
     }
   } finally {
     await run.stop()
@@ -179,7 +209,11 @@ export async function benchReal(opts: BenchOptions): Promise<BenchSection> {
 
     const entrants: Entrant[] = [...syncRuntimes.map((runtime) => ({ label: runtime, runtime })), ...allContenders.map((contender) => ({ label: contender.name, contender }))]
     const results: EntrantFigures[] = []
-    for (const e of entrants) results.push(await measure(cluster, real, api, audit, e, minutes, baseline))
+    const apiserverCpu = (): number => {
+      const pid = apiserverPid(plane)
+      return pid === undefined ? NaN : cpuMs(pid)
+    }
+    for (const e of entrants) results.push(await measure(cluster, real, api, audit, e, minutes, baseline, apiserverCpu))
 
     const figures: Record<string, number | string> = {
       server: plane.version,
@@ -193,6 +227,7 @@ export async function benchReal(opts: BenchOptions): Promise<BenchSection> {
       churn_pods_replaced_per_s: CHURN_PER_S,
       baseline_minutes: baselineMinutes,
       baseline_watch_events_per_min: round(baseline.cost.watchEvents / (baseline.seconds / 60)),
+      api_compression: process.env.K8S_COLLECTOR_API_COMPRESSION ?? 'default (gzip)',
     }
     for (const f of results) Object.assign(figures, entrantFigures(k, f))
     const ours = results.find((r) => r.label === syncRuntimes[0])
@@ -218,6 +253,7 @@ export async function benchReal(opts: BenchOptions): Promise<BenchSection> {
         `churn = ${CHURN_PER_S} pods of ReplicaSets replaced per second (delete + create; kwok's status and the deletion make ~4 pod watch events each) for ${minutes} min; churn CPU per 1,000 of the pod watch events the server sent the collector`,
         "requests by verb: the API server's audit log (Metadata level for the collector's user only; kube-apiserver v1.37 metrics have no user-agent label), each request counted once when it started answering; flowschema_requests = apiserver_flowcontrol_dispatched_requests_total of a FlowSchema matching only the collector (cross-check)",
         `bytes by verb: apiserver_response_sizes_sum (LIST, GET) and apiserver_watch_events_sizes_sum (WATCH) of pods, replicasets and jobs — server-wide metrics, so each collector runs alone and the churn windows have a baseline of ${baselineMinutes} min of the same churn without a collector (the other clients' share) subtracted, scaled to the window; the sync windows have no churn and no baseline; other_clients_lists = lists of pods, replicasets and jobs by other clients in the window (apiserver_request_total LIST + apiserver_watch_list_duration_seconds_count, less the collector's own): each brings a whole list's events or bytes into the server-wide figures, noise the baseline cannot remove`,
+        'apiserver_cpu_ms: kube-apiserver\'s process CPU (/proc utime + stime) over the window, every client\'s work included (the sync window has no churn); collector_wire_MB / collector_decoded_MB: the collector\'s own k8s_collector_api_response_wire_bytes_total and …_decoded_bytes_total over the window (the watch bytes as sent: apiserver_watch_events_sizes counts events before compression); api_compression: K8S_COLLECTOR_API_COMPRESSION of the run',
         'one run per collector on a shared 2-core machine: timing and CPU figures are noisy (compare ratios within the run); request counts and bytes are the server\'s',
       ],
     }
@@ -259,6 +295,14 @@ function entrantFigures(k: string, f: EntrantFigures): Record<string, number | s
     out[`${p}_${window}_other_clients_lists`] = cost.otherLists
     out[`${p}_${window}_requests_by_resource`] = Object.entries(cost.requestsByResource).sort().map(([key, n]) => `${key}: ${n}`).join(', ')
     out[`${p}_${window}_requests_by_shape`] = Object.entries(cost.requestsByShape).sort().map(([key, n]) => `${n}× ${key}`).join(' | ')
+  }
+  out[`${p}_sync_apiserver_cpu_ms`] = Math.round(f.apiserverCpuMs.sync)
+  out[`${p}_churn_apiserver_cpu_ms`] = Math.round(f.apiserverCpuMs.churn)
+  if (f.apiBodies) {
+    for (const [window, b] of [['sync', f.apiBodies.sync], ['churn', f.apiBodies.churn]] as const) {
+      out[`${p}_${window}_collector_wire_MB`] = MB(b.wire)
+      out[`${p}_${window}_collector_decoded_MB`] = MB(b.decoded)
+    }
   }
   const minutes = f.churnSeconds / 60
   out[`${p}_churn_watch_events`] = Math.round(f.churn.watchEvents)

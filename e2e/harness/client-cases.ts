@@ -8,8 +8,8 @@ import { gzipSync } from 'node:zlib'
 import { join } from 'node:path'
 import { KubeConfig } from '@kubernetes/client-node'
 import { createKubeClient, loadKubeConfig, type KubeClient } from '../../src/kube/client.ts'
-import { KubeAbortedError, KubeConfigError, KubeIdleTimeoutError, KubeTransportError } from '../../src/kube/errors.ts'
-import { sendJson, startWatchBody, type FakeApiServer, type Handler, type WatchWriter } from './fake-apiserver.ts'
+import { KubeAbortedError, KubeConfigError, KubeDecodeError, KubeIdleTimeoutError, KubeTransportError } from '../../src/kube/errors.ts'
+import { sendJson, startFakeApiServer, startWatchBody, type FakeApiServer, type Handler, type WatchWriter } from './fake-apiserver.ts'
 import { createFakeClock } from './fake-clock.ts'
 import { createTestPki, kubeconfigFor } from './test-pki.ts'
 
@@ -41,6 +41,19 @@ async function rejectsWith(p: Promise<unknown>, type: new (...a: never[]) => Err
   throw new Error(`resolved, expected ${type.name}`)
 }
 
+/** Whether a request accepts gzip (kube-apiserver: the exact token). */
+const acceptsGzip = (req: { headers: Record<string, unknown> }): boolean => String(req.headers['accept-encoding'] ?? '').split(',').some((t) => t.trim() === 'gzip')
+
+/** Runs `fn` against an HTTP/2 server (h2 by ALPN, as kube-apiserver) with `api`'s PKI, then closes it. */
+async function withH2Server(api: FakeApiServer, fn: (h2: FakeApiServer) => Promise<void>): Promise<void> {
+  const h2 = await startFakeApiServer(api.pki, { http2: true })
+  try {
+    await fn(h2)
+  } finally {
+    void h2.close()
+  }
+}
+
 /** A JSON list body of `n` items: ~8 bytes each, so that larger ones arrive in several chunks. */
 const page = (n: number): string => JSON.stringify({ items: Array.from({ length: n }, (_, i) => ({ i })) })
 
@@ -70,6 +83,69 @@ export const CLIENT_CASES: Record<string, (ctx: ClientCaseContext) => Promise<vo
     const res = await api.client().get('/gz', opts)
     const text = await res.text()
     check(text === lines.join(''), `body ${JSON.stringify(text)} (accept-encoding ${JSON.stringify(api.requests.at(-1)!.headers['accept-encoding'])})`)
+  },
+
+  async 'asks for gzip over HTTP/2 and reads every member: a watch (one per flush), a streaming list, a LIST'({ api }) {
+    // kube-apiserver's shapes: a watch or streaming list one gzip member per flush, a LIST one member.
+    // On Deno a streaming list and a LIST page (bulk) go over HTTP/2 then, not fetch (fetch-transport.ts).
+    await withH2Server(api, async (h2) => {
+      const lines = ['{"type":"ADDED","n":1}\n', '{"type":"ADDED","n":2}\n', '{"type":"BOOKMARK","n":3}\n']
+      const members = lines.map((l) => gzipSync(l))
+      const list = JSON.stringify({ items: Array.from({ length: 20_000 }, (_, i) => ({ i })) })
+      const listGz = gzipSync(list)
+      const watch: Handler = async (req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json', ...(acceptsGzip(req) ? { 'Content-Encoding': 'gzip' } : {}) })
+        for (const [i, line] of lines.entries()) {
+          res.write(acceptsGzip(req) ? members[i] : line)
+          await new Promise((r) => setTimeout(r, 20))
+        }
+        res.end()
+      }
+      h2.script('/watch', watch, watch)
+      h2.script('/list', (req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json', ...(acceptsGzip(req) ? { 'Content-Encoding': 'gzip' } : {}) })
+        res.end(acceptsGzip(req) ? listGz : list)
+      })
+      const client = h2.client()
+      for (const bulk of [false, true]) {
+        const text = await (await client.get('/watch', { ...opts, bulk })).text()
+        check(text === lines.join(''), `watch (bulk ${bulk}) body ${JSON.stringify(text)}`)
+      }
+      const res = await client.get('/list', { ...opts, bulk: true })
+      check(res.header('content-encoding') === undefined, 'a decoded body has no content-encoding')
+      const body = await res.bytes()
+      check(new TextDecoder().decode(body) === list, `list body of ${body.length} bytes`)
+      res.close()
+      const asked = h2.requests.map((r) => r.headers['accept-encoding'])
+      check(asked.length === 3 && asked.every((a) => a === 'gzip'), `accept-encoding ${JSON.stringify(asked)}`)
+      const wire = 2 * members.reduce((n, m) => n + m.length, 0) + listGz.length
+      const decoded = 2 * lines.join('').length + list.length
+      check(client.traffic?.wire === wire && client.traffic?.decoded === decoded, `traffic ${JSON.stringify(client.traffic)}, expected wire ${wire}, decoded ${decoded}`)
+    })
+  },
+
+  async 'refuses a gzip bomb and a corrupt gzip body with a clear error, and the next request works'({ api }) {
+    await withH2Server(api, async (h2) => {
+      // 64 MiB of spaces in ~64 KiB: refused once 32 MiB are decoded at more than 256×.
+      const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20), { level: 9 })
+      const corrupt = gzipSync('{"type":"ADDED","object":{}}\n'.repeat(50))
+      corrupt[corrupt.length - 6] ^= 0xff // the CRC
+      const gz = (body: Uint8Array): Handler => (_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
+        res.end(body)
+      }
+      h2.script('/bomb', gz(bomb))
+      h2.script('/corrupt', gz(corrupt))
+      h2.script('/after', (_req, res) => sendJson(res, 200, { ok: true }))
+      const client = h2.client()
+      const bombed = await rejectsWith((await client.get('/bomb', { ...opts, bulk: true })).bytes(), KubeDecodeError)
+      check(/gzip body expands more than 256×.*gzip bomb/.test(bombed.message), `bomb: ${bombed.message}`)
+      check((client.traffic?.decoded ?? Infinity) < 48 * 1024 * 1024, `decoded ${client.traffic?.decoded} bytes of the bomb`)
+      const broken = await rejectsWith((await client.get('/corrupt', opts)).text(), KubeDecodeError)
+      check(/gzip body cannot be decoded/.test(broken.message), `corrupt: ${broken.message}`)
+      const after = await (await client.get('/after', opts)).text()
+      check(after === '{"ok":true}', `after: ${after}`)
+    })
   },
 
   async 'loads --kubeconfig files and KUBECONFIG, sending the bearer token'({ api, dir }) {

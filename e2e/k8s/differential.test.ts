@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { createKubectl } from '../harness/kubectl.ts'
 import { startSimulator, type Simulator } from '../sim/index.ts'
-import { rawJson, watchLines } from '../sim/test-client.ts'
+import { raw, rawJson, watchLines } from '../sim/test-client.ts'
 import { startControlPlane, type ControlPlane } from './control-plane.ts'
 
 /** What a sequence needs of a server: its URL, a bearer token with every right, and a way to compact its history. */
@@ -45,6 +45,22 @@ const SEQUENCES: Record<string, (t: Target) => Promise<unknown>> = {
     return {
       first: { status: first.status, kind: first.body.kind, items: first.body.items.length, continue: Boolean(first.body.metadata.continue), remaining: first.body.metadata.remainingItemCount },
       next: { status: next.status, items: next.body.items.length, continue: Boolean(next.body.metadata.continue), remaining: next.body.metadata.remainingItemCount },
+    }
+  },
+
+  async 'compression: which answers come gzipped when the client accepts gzip'(t) {
+    const gzip = { headers: { 'Accept-Encoding': 'gzip' } }
+    const encoding = async (path: string, opts = gzip) => (await raw(t, path, opts)).headers['content-encoding'] ?? 'none'
+    // Two leases of ~100 KiB each: a LIST of both passes kube-apiserver's 128 KiB threshold, one does not.
+    for (const n of ['gz1', 'gz2']) await rawJson(t, LEASES, { method: 'POST', body: { ...lease(n), metadata: { name: n, namespace: NS, annotations: { pad: 'x'.repeat(100_000) } } } })
+    const listed = await rawJson(t, LEASES)
+    const rv = listed.body.metadata.resourceVersion
+    return {
+      'LIST over 128 KiB': await encoding(LEASES),
+      'LIST over 128 KiB, gzip;q=1.0': await encoding(LEASES, { headers: { 'Accept-Encoding': 'gzip;q=1.0' } }),
+      'LIST under 128 KiB': await encoding(`${LEASES}?limit=1`),
+      'streaming list': await encoding(`${LEASES}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1`),
+      'ordinary watch': await encoding(`${LEASES}?watch=1&resourceVersion=${rv}&timeoutSeconds=1`),
     }
   },
 

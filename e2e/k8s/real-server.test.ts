@@ -160,6 +160,12 @@ describe('the real server: streaming lists, restarts, least privilege, Events, l
       for (const stream of ['pods', 'replicasets', 'jobs']) {
         assert.equal(metric(text, 'k8s_collector_watch_streaming_list', `stream="${stream}"`), 1, `${stream}: a streaming list`)
       }
+      // Asked for gzip and read every member (--api-compression gzip, the default): the bytes
+      // received are a fraction of the JSON read.
+      const wire = metric(text, 'k8s_collector_api_response_wire_bytes_total') ?? NaN
+      const decoded = metric(text, 'k8s_collector_api_response_decoded_bytes_total') ?? NaN
+      assert.ok(decoded > 400 * 500, `decoded ${decoded} bytes: the 400 pods`)
+      assert.ok(wire * 4 < decoded, `compressed: ${wire} bytes received for ${decoded} decoded`)
     } finally {
       await extra.stop()
       await kubectl(['delete', 'pods', '-n', NS, '-l', 'many-pods=1', '--wait=false'])

@@ -34,6 +34,7 @@ describe('resolveRunConfig', () => {
       hostname: 'node-a',
       labels: [],
       apiSilenceLimitSecs: 30,
+      apiCompression: 'gzip',
       httpListen: { host: '0.0.0.0', port: 8080 },
       logLevel: 'info',
       logFormat: 'json',
@@ -55,6 +56,7 @@ describe('resolveRunConfig', () => {
     'log-format': ['json', 'pretty'],
     'reducer-silence-limit-secs': ['25', '40'],
     'api-silence-limit-secs': ['45', '60'],
+    'api-compression': ['gzip', 'none'],
   }
   it.each(both.map((o) => [o.flag!, o.env!] as const))('--%s over %s over the default', (flag, env) => {
     const [fromFlag, fromEnv] = sample[flag] ?? ['3', '4']

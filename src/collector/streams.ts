@@ -133,6 +133,16 @@ function registerApiMetrics(registry: Registry, client: KubeClient): void {
       [['unanswered'], client.pings?.unanswered ?? 0],
     ],
   })
+  registry.counter({
+    name: 'k8s_collector_api_response_wire_bytes_total',
+    help: 'Response body bytes received from the API server as sent: gzip-compressed when the collector asked for it (--api-compression) and the server compressed them. Divide k8s_collector_api_response_decoded_bytes_total by it for the compression ratio.',
+    collect: () => client.traffic?.wire ?? 0,
+  })
+  registry.counter({
+    name: 'k8s_collector_api_response_decoded_bytes_total',
+    help: 'Response body bytes received from the API server after decompression: the JSON the collector read.',
+    collect: () => client.traffic?.decoded ?? 0,
+  })
 }
 
 /**

@@ -12,6 +12,7 @@ import { createFetchTransport } from './fetch-transport.ts'
 import type { PingCounts } from './h2-session.ts'
 import { createH2Transport } from './h2-transport.ts'
 import { sendOverNode } from './node-transport.ts'
+import { decodedResponse, type BodyTraffic } from './response-encoding.ts'
 import { kubeconfigFiles, readTokenFile, tokenFileOf } from './token-file.ts'
 import { TRANSPORT_REASONS } from './transport-reason.ts'
 import type { KubeRequestOptions, KubeResponse, KubeSendOptions } from './transport.ts'
@@ -49,6 +50,12 @@ export interface KubeClientOptions {
   readonly silenceLimitMs?: number
   /** The clock of the PING timers and of the TLS handshake's timeout. Default: the system clock. */
   readonly clock?: Clock
+  /**
+   * Response compression (docs/kube-api.md "Compression"): `gzip` asks for it and decodes every
+   * gzip member (default); `none` asks for `identity`. On Deno, requests fetch carries are never
+   * compressed, so with `gzip` LIST pages and streaming lists go over HTTP/2 when the server speaks it.
+   */
+  readonly compression?: 'gzip' | 'none'
 }
 
 /** How requests reach the server: a shared HTTP/2 connection checked by PING, or HTTP/1.1. */
@@ -71,6 +78,8 @@ export interface KubeClient {
   readonly protocol?: ApiProtocol
   /** The PINGs sent on HTTP/2 connections so far, by outcome (none over HTTP/1.1). */
   readonly pings?: Readonly<PingCounts>
+  /** Response body bytes so far, as received (compressed when the server compressed them) and decoded. */
+  readonly traffic?: Readonly<BodyTraffic>
   /** Sends `GET server + pathAndQuery`, resolving once the response headers arrived. */
   get(pathAndQuery: string, opts: KubeRequestOptions): Promise<KubeResponse>
 }
@@ -122,6 +131,8 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   const silenceLimitMs = opts.silenceLimitMs ?? 30_000
   const clock = opts.clock ?? systemClock
   const pings: PingCounts = { sent: 0, answered: 0, unanswered: 0 }
+  const traffic: BodyTraffic = { wire: 0, decoded: 0 }
+  const gzip = (opts.compression ?? 'gzip') === 'gzip'
   const h2 =
     opts.http2 === 'never'
       ? undefined
@@ -160,9 +171,9 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   }
   const open = async (pathAndQuery: string, req: KubeSendOptions): Promise<KubeResponse> => {
     if (req.signal?.aborted) throw new KubeAbortedError('aborted before the request')
-    // identity: Deno's fetch asks for gzip by itself and reads only the first gzip member of a body,
-    // while kube-apiserver compresses each flush of a watch as a member of its own (docs/kube-api.md).
-    const headers: Record<string, string> = { Accept: req.accept, 'User-Agent': userAgent, 'Accept-Encoding': 'identity' }
+    // gzip bodies are decoded member by member below (kube-apiserver compresses each flush of a
+    // watch as a member of its own); fetch-transport.ts asks for identity (docs/kube-api.md "Compression").
+    const headers: Record<string, string> = { Accept: req.accept, 'User-Agent': userAgent, 'Accept-Encoding': gzip ? 'gzip' : 'identity' }
     if (req.body) {
       headers['Content-Type'] = req.contentType ?? 'application/json'
       headers['Content-Length'] = String(req.body.length)
@@ -177,15 +188,18 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
       throw new KubeTransportError(`${TRANSPORT_REASONS.credentials}: ${message}`, { cause: err, reason: 'credentials' })
     }
     const url = new URL(server + pathAndQuery)
+    let res: KubeResponse
     try {
-      return await route(url, options, req)
+      res = await route(url, options, req)
     } catch (err) {
       // Through a proxy the certificate cannot be read directly; the reason stays as the transport said it.
       throw proxied || req.signal?.aborted ? err : await withCertificateDates(err, url, options.servername, (req.clock ?? systemClock).now())
     }
+    return decodedResponse(res, traffic, buffers, req.what)
   }
-  // On Deno, fetch carries the bulk (LIST pages, streaming lists) while it can, h2 the rest.
-  let bulkOverFetch = fetchTransport !== undefined
+  // On Deno, fetch carries the bulk (LIST pages, streaming lists) while it can, h2 the rest; with
+  // gzip, h2 carries it too: fetch cannot read a compressed watch (fetch-transport.ts).
+  let bulkOverFetch = fetchTransport !== undefined && !gzip
   const route = async (url: URL, options: https.RequestOptions, req: KubeSendOptions): Promise<KubeResponse> => {
     if (h2 !== undefined && protocol !== 'http/1.1') {
       if (req.bulk && bulkOverFetch && overNode === undefined && fetchTransport?.canSend(url, options, proxied)) {
@@ -238,6 +252,7 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
       return protocol
     },
     pings,
+    traffic,
     get: (pathAndQuery, req) => open(pathAndQuery, { ...req, method: 'GET' }),
     send: open,
   }

@@ -75,6 +75,10 @@ function headersOf(options: https.RequestOptions): Headers {
     // fetch sets Content-Length from the body itself.
     if (value !== undefined && name.toLowerCase() !== 'content-length') headers.set(name, Array.isArray(value) ? value.join(', ') : String(value))
   }
+  // Deno's fetch decodes a gzip body itself, even when the caller asked for gzip, and stops after
+  // its first member (kube-apiserver sends a watch as one member per flush), and it hides the bytes
+  // received: what fetch carries is not compressed (docs/kube-api.md "Compression").
+  headers.set('Accept-Encoding', 'identity')
   if (options.auth) headers.set('Authorization', `Basic ${btoa(options.auth)}`)
   return headers
 }
@@ -175,7 +179,8 @@ function responseOf(res: Response, buffers: BodyBuffers, guard: RequestGuard): K
 
   return {
     status: res.status,
-    header: (name) => res.headers.get(name) ?? undefined,
+    // A body fetch decoded (a server that compressed anyway) is handed out decoded: no encoding left.
+    header: (name) => (name.toLowerCase() === 'content-encoding' ? undefined : (res.headers.get(name) ?? undefined)),
     read,
     text: bodyReaders(read).text,
     bytes,

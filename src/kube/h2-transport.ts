@@ -4,13 +4,13 @@
 import type https from 'node:https'
 import { Buffer } from 'node:buffer'
 import http2 from 'node:http2'
-import { concatBytes } from '../bytes.ts'
 import type { BodyBuffers } from './body-buffers.ts'
 import { KubeAbortedError, KubeIdleTimeoutError, KubeTransportError, transportError } from './errors.ts'
 import { openH2Session, type H2Open, type H2Session, type H2SessionOptions } from './h2-session.ts'
 import { guardRequest, type RequestGuard } from './request-guard.ts'
 import { TRANSPORT_REASONS } from './transport-reason.ts'
-import { bodyReaders, type KubeResponse, type KubeSendOptions } from './transport.ts'
+import { streamResponse } from './stream-response.ts'
+import type { KubeResponse, KubeSendOptions } from './transport.ts'
 
 /** The HTTP/2 transport of one client. */
 export interface H2Transport {
@@ -165,66 +165,29 @@ function responseOf(
   untrack: () => void,
   buffers: BodyBuffers,
 ): KubeResponse {
-  // Paused mode: the body waits in the stream (bounded by its flow-control window) until read.
-  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
-  let done = false
-  const finish = (): void => {
-    done = true
-    untrack()
-    guard.cleanup()
-  }
-  const read = async (): Promise<Uint8Array | null> => {
-    if (done) {
-      const reason = guard.closedBy()
-      if (reason) throw reason
-      return null
-    }
-    guard.kick()
-    let r: IteratorResult<Uint8Array>
-    try {
-      r = await chunks.next()
-    } catch (err) {
-      finish()
-      throw guard.closedBy() ?? transportError('response body', err)
-    }
-    if (r.done) {
-      finish()
-      const reason = guard.closedBy()
-      if (reason) throw reason
+  return streamResponse({
+    status: Number(headers[':status'] ?? 0),
+    header(name) {
+      const v = headers[name.toLowerCase()]
+      return Array.isArray(v) ? v.join(', ') : v === undefined ? undefined : String(v)
+    },
+    // Paused mode: the body waits in the stream (bounded by its flow-control window) until read.
+    chunks: stream[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>,
+    guard,
+    buffers,
+    // Deno's node:http2 may close a stream before its async iterator saw the end it had emitted:
+    // every byte read, END_STREAM without error, and yet "Premature close" (Deno 2.9, more often
+    // with a slow reader such as a gzip decoder). That is the clean end of the body.
+    cleanEnd: (err) => stream.readableEnded && (err as { code?: string })?.code === 'ERR_STREAM_PREMATURE_CLOSE',
+    checkEnd() {
       // node:http2 ends a stream's body alike when END_STREAM came and when the stream or its
       // connection was cut: a reset stream or a dead connection is not a clean end of the body.
       if (stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR) {
         throw new KubeTransportError(`response body: ${TRANSPORT_REASONS.reset} (stream reset, code ${stream.rstCode})`, { reason: 'reset' })
       }
       if (session.dead) throw new KubeTransportError(`response body: ${TRANSPORT_REASONS.reset} (the connection closed)`, { reason: 'reset' })
-      return null
-    }
-    session.heard()
-    guard.kick()
-    return r.value
-  }
-  const readers = bodyReaders(read)
-  // The buffer bytes() returned, until close().
-  let pooled: Uint8Array | undefined
-  return {
-    status: Number(headers[':status'] ?? 0),
-    header(name) {
-      const v = headers[name.toLowerCase()]
-      return Array.isArray(v) ? v.join(', ') : v === undefined ? undefined : String(v)
     },
-    read,
-    text: readers.text,
-    async bytes(maxBytes) {
-      const got = await readers.chunks(maxBytes)
-      if (got.chunks.length > 1) pooled = buffers.take(got.length)
-      return concatBytes(got.chunks, got.length, pooled)
-    },
-    close(reason = new KubeAbortedError('closed')) {
-      if (pooled) buffers.give(pooled)
-      pooled = undefined
-      if (done) return
-      finish()
-      guard.close(reason)
-    },
-  }
+    onChunk: () => session.heard(),
+    onFinish: untrack,
+  })
 }

@@ -3,13 +3,13 @@
 // certificate; client.ts chooses).
 import http from 'node:http'
 import https from 'node:https'
-import { concatBytes } from '../bytes.ts'
 import type { BodyBuffers } from './body-buffers.ts'
-import { KubeAbortedError, KubeTransportError, transportError } from './errors.ts'
+import { KubeTransportError, transportError } from './errors.ts'
 import { TRANSPORT_REASONS } from './transport-reason.ts'
 import { guardRequest, type RequestGuard } from './request-guard.ts'
 import { checkSubjectAltNames } from './server-identity.ts'
-import { bodyReaders, type KubeResponse, type KubeSendOptions } from './transport.ts'
+import { streamResponse } from './stream-response.ts'
+import type { KubeResponse, KubeSendOptions } from './transport.ts'
 
 /**
  * Sends one request over node:http(s) with `options` (TLS material, agent and headers from the
@@ -45,61 +45,18 @@ export function sendOverNode(url: URL, options: https.RequestOptions, opts: Kube
 }
 
 function responseOf(res: http.IncomingMessage, buffers: BodyBuffers, guard: RequestGuard): KubeResponse {
-  const chunks = res[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>
-  let done = false
-  const finish = (): void => {
-    done = true
-    guard.cleanup()
-  }
-  const read = async (): Promise<Uint8Array | null> => {
-    if (done) {
-      const reason = guard.closedBy()
-      if (reason) throw reason
-      return null
-    }
-    guard.kick()
-    let r: IteratorResult<Uint8Array>
-    try {
-      r = await chunks.next()
-    } catch (err) {
-      finish()
-      throw guard.closedBy() ?? transportError('response body', err)
-    }
-    if (r.done) {
-      finish()
-      const reason = guard.closedBy()
-      if (reason) throw reason
-      // Node reports a connection closed before the last chunk as an error; be strict on every runtime.
-      if (!res.complete) throw new KubeTransportError('response body ended before its end marker', { reason: 'reset' })
-      return null
-    }
-    guard.kick()
-    return r.value
-  }
-  const readers = bodyReaders(read)
-  // The buffer bytes() returned, until close().
-  let pooled: Uint8Array | undefined
-  return {
+  return streamResponse({
     status: res.statusCode ?? 0,
     header(name) {
       const v = res.headers[name.toLowerCase()]
       return Array.isArray(v) ? v.join(', ') : v
     },
-    read,
-    text: readers.text,
-    async bytes(maxBytes) {
-      const got = await readers.chunks(maxBytes)
-      // One chunk is handed out as it is; more are joined in a buffer of the pool.
-      if (got.chunks.length > 1) pooled = buffers.take(got.length)
-      return concatBytes(got.chunks, got.length, pooled)
+    chunks: res[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>,
+    guard,
+    buffers,
+    checkEnd() {
+      // Node reports a connection closed before the last chunk as an error; be strict on every runtime.
+      if (!res.complete) throw new KubeTransportError('response body ended before its end marker', { reason: 'reset' })
     },
-    close(reason = new KubeAbortedError('closed')) {
-      if (pooled) buffers.give(pooled)
-      pooled = undefined
-      if (done) return
-      finish()
-      guard.close(reason)
-    },
-  }
+  })
 }
-

@@ -13,7 +13,7 @@ import { renderTable } from './table.ts'
 
 /** Serves one LIST request. */
 export async function handleList(
-  ctx: ServerContext, res: ServerResponse, r: ResourceInfo, namespace: string | undefined, q: ListQuery, rep: Representation,
+  ctx: ServerContext, res: ServerResponse, r: ResourceInfo, namespace: string | undefined, q: ListQuery, rep: Representation, gzip = false,
 ): Promise<void> {
   // apimachinery ValidateListOptions for a LIST: streaming lists are watches only.
   if (q.sendInitialEvents !== undefined) throw errors.listOptions('sendInitialEvents', 'sendInitialEvents is forbidden for list')
@@ -67,7 +67,7 @@ export async function handleList(
     ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"items":[`
     : `{"kind":"${r.kind}List","apiVersion":"${r.apiVersion}","metadata":${JSON.stringify(listMeta)},"items":[`
   const bytes = rep === 'meta' ? (k: number) => viewEntry(r, items[k]).metaBytes : (k: number) => viewEntry(r, items[k]).itemBytes
-  await streamItems(res, head, items.length, bytes, ']}')
+  await streamItems(res, head, items.length, bytes, ']}', gzip)
 }
 
 /** Index of the first entry whose key is ≥ `key` (entries are in key order). */

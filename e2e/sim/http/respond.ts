@@ -1,6 +1,7 @@
 // Response and request-body helpers: JSON bodies, Status errors, streamed lists with backpressure.
 import { Buffer } from 'node:buffer'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createGzip } from 'node:zlib'
 import { errors, SimApiError } from '../api/errors.ts'
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError } from './protobuf.ts'
 
@@ -57,13 +58,51 @@ export function drained(res: ServerResponse): Promise<boolean> {
 }
 
 /**
+ * Whether a request accepts gzip as kube-apiserver reads `Accept-Encoding` (its
+ * negotiateContentEncoding): one of the comma-separated tokens is exactly `gzip` (no q-value).
+ */
+export function acceptsGzip(acceptEncoding: string | string[] | undefined): boolean {
+  return String(acceptEncoding ?? '').split(',').some((token) => token.trim() === 'gzip')
+}
+
+/** kube-apiserver compresses a non-watch response only past this many bytes (its defaultGzipThresholdBytes). */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024
+
+/**
  * Streams `head`, the items separated by commas, then `tail`, in ~64 KiB writes that respect
- * backpressure: a 150,000-pod list never sits whole in memory as one string.
+ * backpressure: a 150,000-pod list never sits whole in memory as one string. With `gzip` (the
+ * client accepts it), a body over {@link GZIP_THRESHOLD_BYTES} goes out as one gzip member at level
+ * 1, as kube-apiserver's deferredResponseWriter sends it; a smaller one plain.
  */
 export async function streamItems(
-  res: ServerResponse, head: string, count: number, item: (i: number) => Uint8Array, tail: string,
+  res: ServerResponse, head: string, count: number, item: (i: number) => Uint8Array, tail: string, gzip = false,
 ): Promise<void> {
-  startStream(res)
+  // Until the threshold is passed (gzip only), the body is held and the headers not yet sent.
+  let held: Buffer[] | undefined = gzip ? [] : undefined
+  let heldBytes = 0
+  let out: { write(b: Buffer): boolean; end(b: Buffer): void; drained(): Promise<boolean> } = plainOut(res)
+  if (!gzip) startStream(res)
+  const emit = async (b: Buffer, last: boolean): Promise<boolean> => {
+    if (held !== undefined) {
+      held.push(b)
+      heldBytes += b.length
+      if (last && heldBytes <= GZIP_THRESHOLD_BYTES) {
+        startStream(res)
+        res.end(Buffer.concat(held))
+        return true
+      }
+      if (heldBytes <= GZIP_THRESHOLD_BYTES) return true
+      startStream(res, 200, { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' })
+      out = gzipOut(res)
+      b = Buffer.concat(held)
+      held = undefined
+    }
+    if (last) {
+      out.end(b)
+      return true
+    }
+    return out.write(b) || (await out.drained())
+  }
   const comma = Buffer.from(',')
   let parts: Uint8Array[] = [Buffer.from(head)]
   let size = 0
@@ -73,14 +112,42 @@ export async function streamItems(
     parts.push(b)
     size += b.byteLength + 1
     if (size >= 65536) {
-      const ok = res.write(Buffer.concat(parts))
+      const ok = await emit(Buffer.concat(parts), false)
       parts = []
       size = 0
-      if (!ok && !(await drained(res))) return
+      if (!ok) return
     }
   }
   parts.push(Buffer.from(tail))
-  res.end(Buffer.concat(parts))
+  await emit(Buffer.concat(parts), true)
+}
+
+function plainOut(res: ServerResponse) {
+  return { write: (b: Buffer) => res.write(b), end: (b: Buffer) => void res.end(b), drained: () => drained(res) }
+}
+
+function gzipOut(res: ServerResponse) {
+  const gz = createGzip({ level: 1 })
+  gz.on('error', () => res.destroy())
+  gz.pipe(res)
+  return {
+    write: (b: Buffer) => gz.write(b),
+    end: (b: Buffer) => void gz.end(b),
+    drained: () =>
+      res.destroyed
+        ? Promise.resolve(false)
+        : new Promise<boolean>((resolve) => {
+            const done = (ok: boolean) => {
+              gz.off('drain', onDrain)
+              res.off('close', onClose)
+              resolve(ok)
+            }
+            const onDrain = () => done(true)
+            const onClose = () => done(false)
+            gz.on('drain', onDrain)
+            res.on('close', onClose)
+          }),
+  }
 }
 
 /** Reads a YAML request body (an apply patch): JSON directly, other YAML through client-node's loader. */
