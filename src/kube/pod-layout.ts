@@ -14,6 +14,8 @@ export interface PodModel {
   intern(s: string): string
   /** The pod's version string of its first `n` images (sorts them in place). */
   versionOf(images: string[], n: number): string
+  /** The owner reference shared by every holder of these strings. */
+  ownerRef(kind: string, uid: string, name: string): OwnerRef
 }
 
 const POD_KEYS = keyTable('metadata', 'spec', 'status')
@@ -72,7 +74,7 @@ export class PodLayout {
     for (let k = cur.firstKey(i); k >= 0; k = cur.nextKey(cur.pos)) {
       switch (cur.readKey(k, POD_KEYS)) {
         case 0:
-          metadata = cur.opens(cur.pos, 123) ? this.metadata(cur.pos) : undefined
+          metadata = cur.opens(cur.pos, 123) ? this.metadata(cur.pos, listed) : undefined
           break
         case 1:
           hostNetwork = this.spec(cur.pos)
@@ -102,8 +104,11 @@ export class PodLayout {
       : newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers, owner)
   }
 
-  /** `metadata` at `at`, an object. */
-  private metadata(at: number): MetaFields {
+  /**
+   * `metadata` at `at`, an object. A first LIST's item (`listed`) is read as the core keeps it:
+   * no resourceVersion (''), the shared owner reference (convert.ts, podMetaOf).
+   */
+  private metadata(at: number, listed: boolean): MetaFields {
     const cur = this.cur
     let uid = ''
     let name = ''
@@ -122,10 +127,11 @@ export class PodLayout {
           namespace = cur.readCached(cur.pos, this.cache)
           break
         case 3:
-          rv = cur.readStr(cur.pos)
+          if (listed) cur.pos = cur.skipValue(cur.pos)
+          else rv = cur.readStr(cur.pos)
           break
         case 4:
-          owner = this.ownerRefs(cur.pos)
+          owner = this.ownerRefs(cur.pos, listed)
           break
         default:
           cur.pos = cur.skipValue(cur.pos)
@@ -138,19 +144,19 @@ export class PodLayout {
    * `ownerReferences` at `at`: its first `controller: true` entry (controllerOf). The strings of
    * that entry alone are made: where each key's value starts is noted, and read at the end.
    */
-  private ownerRefs(at: number): OwnerRef | undefined {
+  private ownerRefs(at: number, listed: boolean): OwnerRef | undefined {
     const cur = this.cur
     if (!cur.opens(at, 91)) return undefined
     let owner: OwnerRef | undefined
     for (let e = cur.firstElement(at); e >= 0; e = cur.nextElement(cur.pos)) {
       if (owner !== undefined) cur.pos = cur.skipValue(e)
-      else if (cur.opens(e, 123)) owner = this.ownerRef(e)
+      else if (cur.opens(e, 123)) owner = this.ownerRef(e, listed)
     }
     return owner
   }
 
-  /** An `ownerReferences` entry at `at`, an object: the reference when `controller: true`. */
-  private ownerRef(at: number): OwnerRef | undefined {
+  /** An `ownerReferences` entry at `at`, an object: the reference when `controller: true` (the shared one when `listed`). */
+  private ownerRef(at: number, listed: boolean): OwnerRef | undefined {
     const cur = this.cur
     let controller = false
     let kind = -1
@@ -166,8 +172,12 @@ export class PodLayout {
         cur.pos = cur.skipValue(cur.pos)
       }
     }
-    // Shared by the core when it keeps the pod.
-    return controller ? newOwnerRef(this.stringAt(kind, true), this.stringAt(uid, true), this.stringAt(name, true)) : undefined
+    if (!controller) return undefined
+    const k = this.stringAt(kind, true)
+    const u = this.stringAt(uid, true)
+    const n = this.stringAt(name, true)
+    // A watch event's: shared by the core when it keeps the pod.
+    return listed ? this.model.ownerRef(k, u, n) : newOwnerRef(k, u, n)
   }
 
   /** The value at `at` (-1: absent) as a string, through the cache when `cached`; '' when not a string; cur.pos stays. */

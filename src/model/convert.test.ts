@@ -46,7 +46,9 @@ describe('ownerRef', () => {
 
 describe('podMetaOf: LIST items and watch events', () => {
   // The two are allocated differently (src/model/records.ts) and must not differ otherwise: the
-  // same keys in the same order (one object shape for the core), the same values.
+  // same keys in the same order (one object shape for the core), the same values, but for what
+  // the core does not keep: a LIST item has no resourceVersion and the shared owner reference,
+  // and its containers keep their ids packed (container-id.ts).
   const pod = (withOwner: boolean) => ({
     metadata: {
       uid: 'u-1',
@@ -70,11 +72,12 @@ describe('podMetaOf: LIST items and watch events', () => {
       const listed = podMetaOf(ctx, pod(withOwner), true)!
       const watched = podMetaOf(ctx, pod(withOwner))!
       expect(Object.keys(listed)).toStrictEqual(Object.keys(watched))
-      expect(Object.keys(listed.containers[0]!)).toStrictEqual(Object.keys(watched.containers[0]!))
-      expect({ ...listed, containers: listed.containers.map((c) => ({ ...c })) }).toStrictEqual({
+      expect({ ...listed, containers: listed.containers.map((c) => ({ id: c.id, name: c.name, image: c.image })) }).toStrictEqual({
         ...watched,
-        containers: watched.containers.map((c) => ({ ...c })),
+        resourceVersion: '',
+        containers: watched.containers.map((c) => ({ id: c.id, name: c.name, image: c.image })),
       })
+      expect([watched.resourceVersion, listed.owner === ctx.ownerRef('ReplicaSet', 'rs-1', 'web')]).toEqual(['7', withOwner])
       expect(listed.containers).toHaveLength(1)
       expect(watched.owner === undefined).toBe(!withOwner)
     })

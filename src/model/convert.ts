@@ -83,7 +83,8 @@ export const SHARED_STATUSES = 64
 /**
  * Converts a `v1/Pod` JSON object to a {@link PodMeta}; `undefined` when it has no
  * `metadata.uid` (docs/behaviour.md §9: ignored, the caller counts it). `listed`: the object is an item
- * of a first LIST, not a watch event's or a relist's (the same meta, allocated otherwise: src/model/records.ts).
+ * of a first LIST, not a watch event's or a relist's (the same meta, allocated otherwise: src/model/records.ts,
+ * with the shared owner reference and resourceVersion '').
  */
 export function podMetaOf(ctx: ModelContext, obj: unknown, listed = false): PodMeta | undefined {
   if (!isObject(obj) || !isObject(obj.metadata)) return undefined
@@ -114,12 +115,15 @@ export function podMetaOf(ctx: ModelContext, obj: unknown, listed = false): PodM
   const version = ctx.versionOf(images, nImages) // sorts the scratch's first nImages in place
   const name = str(metadata.name)
   const namespace = ctx.intern(str(metadata.namespace))
-  const rv = str(metadata.resourceVersion)
+  // A LIST item, which the core keeps, comes with what the core keeps of it: the shared owner
+  // reference and no resourceVersion (a fresh reference and string were old-space garbage once the
+  // core swapped them: bench/README.md, issue 34).
+  const rv = listed ? '' : str(metadata.resourceVersion)
   const ip = podIpOf(status, podIP)
   const hasIp = podIP.length > 0
   const hostNetwork = spec.hostNetwork === true
   const kept = containers.slice(0, nContainers) // exact size, the pod's own
-  const owner = controllerOf(metadata)
+  const owner = controllerOf(metadata, listed ? ctx : undefined)
   return listed
     ? listedPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, kept, owner)
     : newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, kept, owner)

@@ -7,6 +7,7 @@
 // page, where a literal (pretenured by then) left 150k metas of old-space garbage a relist. So is
 // everything that holds a page's objects (its arrays, the page, its events and step): an old
 // object keeps the young ones it refers to alive through every scavenge, into old space.
+import { packContainerId, unpackContainerId } from './container-id.ts'
 import type { ContainerMeta, OwnerRef, PodMeta } from './types.ts'
 
 class PodRecord implements PodMeta {
@@ -55,6 +56,27 @@ class ContainerRecord implements ContainerMeta {
     this.id = id
     this.name = name
     this.image = image
+  }
+}
+
+/**
+ * A LIST item's container, which the core keeps: its id packed (container-id.ts: 40 bytes less a
+ * container), made whole again when read (what reads it: a new connection's announcements, the
+ * comparison with the pod's next event).
+ */
+class ListedContainerRecord implements ContainerMeta {
+  private readonly packedId: string
+  readonly name: string
+  readonly image: string
+
+  constructor(id: string, name: string, image: string) {
+    this.packedId = packContainerId(id)
+    this.name = name
+    this.image = image
+  }
+
+  get id(): string {
+    return unpackContainerId(this.packedId)
   }
 }
 
@@ -110,5 +132,5 @@ export const listedPodMeta = (
   containers: readonly ContainerMeta[],
   owner: OwnerRef | undefined,
 ): PodMeta => ({ uid, name, namespace, resourceVersion, ip, hasIp, hostNetwork, version, containers, owner })
-/** A LIST item's container (a literal: see the top of this file). */
-export const listedContainerMeta = (id: string, name: string, image: string): ContainerMeta => ({ id, name, image })
+/** A LIST item's container, its id kept packed (a class: see {@link ListedContainerRecord}). */
+export const listedContainerMeta = (id: string, name: string, image: string): ContainerMeta => new ListedContainerRecord(id, name, image)
