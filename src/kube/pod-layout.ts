@@ -3,7 +3,7 @@
 // Each object kind is one loop with a switch on its keys; the last occurrence of a key wins, as
 // in JSON.parse (also for a whole `metadata` given twice).
 import { parseIpv4, SHARED_STATUSES } from '../model/convert.ts'
-import { listedContainerMeta, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from '../model/records.ts'
+import { listedContainer, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta, NO_LISTED_CONTAINERS } from '../model/records.ts'
 import type { ContainerMeta, OwnerRef, PodMeta } from '../model/types.ts'
 import { keyTable, type JsonCursor } from './json-cursor.ts'
 import { ByteStringCache } from './json-strings.ts'
@@ -41,10 +41,13 @@ interface StatusFields {
   /** The first IPv4 among the object entries of `podIPs`, -1 when none. */
   readonly podIPsIp: number
   readonly images: string[]
+  /** A watch event's containers. */
   readonly containers: ContainerMeta[]
+  /** A first LIST's item's containers, as its meta keeps them (src/model/records.ts, listedPodMeta). */
+  readonly flat: string[]
 }
 
-const NO_STATUS: StatusFields = { podIP: '', podIPsIp: -1, images: [], containers: [] }
+const NO_STATUS: StatusFields = { podIP: '', podIPsIp: -1, images: [], containers: [], flat: [] }
 
 /** Reads pods through one cursor; repeated strings come from its own cache, interned by the model. */
 export class PodLayout {
@@ -97,11 +100,9 @@ export class PodLayout {
     const version = this.model.versionOf(status.images, status.images.length)
     // A fresh array when shared (NO_STATUS), so no meta aliases another's; else an exact-size copy
     // (a pushed-to array keeps room for 17).
-    const containers = status === NO_STATUS ? [] : status.containers.slice()
     const { uid, name, namespace, rv, owner } = metadata
-    return listed
-      ? listedPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers, owner)
-      : newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers, owner)
+    if (listed) return listedPodMeta(uid, name, namespace, ip, hasIp, hostNetwork, version, status === NO_STATUS ? NO_LISTED_CONTAINERS : status.flat.slice(), owner)
+    return newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, status === NO_STATUS ? [] : status.containers.slice(), owner)
   }
 
   /**
@@ -233,6 +234,7 @@ export class PodLayout {
     let podIPsIp = -1
     let images: string[] = []
     let containers: ContainerMeta[] = []
+    let flat: string[] = []
     for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
       switch (cur.readKey(k, STATUS_KEYS)) {
         case 0:
@@ -244,20 +246,22 @@ export class PodLayout {
         case 2:
           images = []
           containers = []
-          this.containerStatuses(cur.pos, images, containers, listed)
+          flat = []
+          this.containerStatuses(cur.pos, images, containers, flat, listed)
           break
         default:
           cur.pos = cur.skipValue(cur.pos)
       }
     }
-    return { podIP, podIPsIp, images, containers }
+    return { podIP, podIPsIp, images, containers, flat }
   }
 
   /**
    * `status.containerStatuses` at `at`: every non-empty image, and the containers that have an id
-   * (a name is read only for those); strings shared (the byte cache too) for the first {@link SHARED_STATUSES} entries.
+   * (a name is read only for those), into `containers`, or `flat` for a first LIST's item (`listed`);
+   * strings shared (the byte cache too) for the first {@link SHARED_STATUSES} entries.
    */
-  private containerStatuses(at: number, images: string[], containers: ContainerMeta[], listed: boolean): void {
+  private containerStatuses(at: number, images: string[], containers: ContainerMeta[], flat: string[], listed: boolean): void {
     const cur = this.cur
     if (!cur.opens(at, 91)) return
     let entries = 0
@@ -286,7 +290,8 @@ export class PodLayout {
       if (image) images.push(image)
       if (id) {
         const containerName = this.stringAt(name, shared)
-        containers.push(listed ? listedContainerMeta(id, containerName, image) : newContainerMeta(id, containerName, image))
+        if (listed) listedContainer(flat, id, containerName, image)
+        else containers.push(newContainerMeta(id, containerName, image))
       }
     }
   }

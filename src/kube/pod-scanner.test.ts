@@ -23,8 +23,20 @@ const podSpec = podsResource(model)
 
 const scanner = createPodScanner(model)
 
-/** A meta as plain objects (the converters build class instances: src/model/records.ts), every key kept (a container's id as read). */
-const plain = (m: PodMeta | undefined) => m && { ...m, containers: m.containers.map((c) => ({ id: c.id, name: c.name, image: c.image })), owner: m.owner && { ...m.owner } }
+/** A meta as plain objects (the converters build class instances: src/model/records.ts), every field of PodMeta as read. */
+const plain = (m: PodMeta | undefined) =>
+  m && {
+    uid: m.uid,
+    name: m.name,
+    namespace: m.namespace,
+    resourceVersion: m.resourceVersion,
+    ip: m.ip,
+    hasIp: m.hasIp,
+    hostNetwork: m.hostNetwork,
+    version: m.version,
+    containers: m.containers.map((c) => ({ id: c.id, name: c.name, image: c.image })),
+    owner: m.owner && { ...m.owner },
+  }
 
 const textSpec: ResourceSpec<PodMeta> = { ...podSpec, scan: undefined }
 

@@ -2,7 +2,7 @@
 // Strings that repeat across objects (namespaces, kinds, owner names, container names, images,
 // versions) are interned by the model context, so that retained metas share them.
 import type { ModelContext } from './context.ts'
-import { listedContainerMeta, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from './records.ts'
+import { listedContainer, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from './records.ts'
 import type { OwnerKind, OwnerMeta, OwnerRef, PodMeta } from './types.ts'
 
 // The API server sends JSON; these readers accept anything and fall back to the spec's defaults
@@ -97,6 +97,7 @@ export function podMetaOf(ctx: ModelContext, obj: unknown, listed = false): PodM
   const { images, containers } = ctx.scratch
   let nImages = 0
   let nContainers = 0
+  const flat: string[] = [] // a LIST item's containers (records.ts, listedPodMeta)
   const statuses = status.containerStatuses
   if (Array.isArray(statuses)) {
     let entries = 0
@@ -108,7 +109,8 @@ export function podMetaOf(ctx: ModelContext, obj: unknown, listed = false): PodM
       const id = str(cs.containerID)
       if (id) {
         const cname = shared ? ctx.intern(str(cs.name)) : str(cs.name)
-        containers[nContainers++] = listed ? listedContainerMeta(id, cname, image) : newContainerMeta(id, cname, image)
+        if (listed) listedContainer(flat, id, cname, image)
+        else containers[nContainers++] = newContainerMeta(id, cname, image)
       }
     }
   }
@@ -122,11 +124,9 @@ export function podMetaOf(ctx: ModelContext, obj: unknown, listed = false): PodM
   const ip = podIpOf(status, podIP)
   const hasIp = podIP.length > 0
   const hostNetwork = spec.hostNetwork === true
-  const kept = containers.slice(0, nContainers) // exact size, the pod's own
   const owner = controllerOf(metadata, listed ? ctx : undefined)
-  return listed
-    ? listedPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, kept, owner)
-    : newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, kept, owner)
+  if (listed) return listedPodMeta(uid, name, namespace, ip, hasIp, hostNetwork, version, flat.slice(), owner) // exact size
+  return newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers.slice(0, nContainers), owner) // exact size, the pod's own
 }
 
 /**
