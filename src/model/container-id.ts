@@ -8,18 +8,20 @@
 
 const PREFIXES: readonly string[] = Object.freeze(['containerd://', 'docker://', 'cri-o://'])
 const HEX_DIGITS = 64
-const HEX = '0123456789abcdef'
-/** The hex digits' code units by value. */
-const DIGIT_CODES: readonly number[] = Object.freeze(Array.from(HEX, (c) => c.charCodeAt(0)))
-/** The value of a lowercase hex digit's code unit, -1 for any other (code units < 128). */
-const DIGIT_VALUES: readonly number[] = Object.freeze(Array.from({ length: 128 }, (_, c) => HEX.indexOf(String.fromCharCode(c))))
 
-const digit = (id: string, i: number): number => {
-  const c = id.charCodeAt(i)
-  return c < 128 ? DIGIT_VALUES[c]! : -1
-}
+/** The value of the lowercase hex digit `c` (a code unit), or 0x100 (past a byte: marks the pack as failed). */
+const nibble = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : 0x100)
 
-/** The prefix code of `id` when it is a known prefix and 64 lowercase hex digits, else 0. */
+/** The byte spelt by the two hex digits at `i` of `id`, or a value over 0xFF when they are not hex digits. */
+const byte = (id: string, i: number): number => (nibble(id.charCodeAt(i)) << 4) | nibble(id.charCodeAt(i + 1))
+
+/** The code unit of the lowercase hex digit of value `n` (0…15). */
+const digitCode = (n: number): number => (n < 10 ? 48 + n : 87 + n)
+
+/** The code unit of hex digit `i` (0…63) of a packed id. */
+const d = (packed: string, i: number): number => digitCode((packed.charCodeAt(1 + (i >>> 1)) >>> ((i & 1) === 0 ? 4 : 0)) & 15)
+
+/** The prefix code of `id` when it has a known prefix and 64 more code units, else 0. */
 function prefixCode(id: string): number {
   for (let k = 0; k < PREFIXES.length; k++) {
     const p = PREFIXES[k]!
@@ -28,13 +30,17 @@ function prefixCode(id: string): number {
   return 0
 }
 
+/** A code unit over 0xFF: a failed pack. */
+const NOT_A_BYTE = /[^\u0000-\u00ff]/
+
 /** The compact form of a container id (see the top of this file); {@link unpackContainerId} gives `id` back. */
 export function packContainerId(id: string): string {
   const code = prefixCode(id)
-  if (code !== 0 && hexFrom(id, PREFIXES[code - 1]!.length)) {
+  if (code !== 0) {
     const s = PREFIXES[code - 1]!.length
-    // One call with every code unit: no array, no string but the result (it runs for every container of a LIST).
-    return String.fromCharCode(
+    // One call with every code unit: no array, no string but the result (it runs for every
+    // container of a LIST); a digit that is not a lowercase hex digit shows as a code unit > 0xFF.
+    const packed = String.fromCharCode(
       code,
       byte(id, s + 0), byte(id, s + 2), byte(id, s + 4), byte(id, s + 6), byte(id, s + 8), byte(id, s +
       10), byte(id, s + 12), byte(id, s + 14), byte(id, s + 16), byte(id, s + 18), byte(id, s + 20),
@@ -43,18 +49,10 @@ export function packContainerId(id: string): string {
       byte(id, s + 44), byte(id, s + 46), byte(id, s + 48), byte(id, s + 50), byte(id, s + 52), byte(id, s
       + 54), byte(id, s + 56), byte(id, s + 58), byte(id, s + 60), byte(id, s + 62)
     )
+    if (!NOT_A_BYTE.test(packed)) return packed
   }
   return id.length > 0 && id.charCodeAt(0) <= PREFIXES.length ? `\u0000${id}` : id
 }
-
-/** Every code unit of `id` from `start` on is a lowercase hex digit. */
-function hexFrom(id: string, start: number): boolean {
-  for (let i = start; i < id.length; i++) if (digit(id, i) < 0) return false
-  return true
-}
-
-/** The byte spelt by the two hex digits at `i` (checked). */
-const byte = (id: string, i: number): number => (digit(id, i) << 4) | digit(id, i + 1)
 
 /** The container id whose compact form is `packed`. */
 export function unpackContainerId(packed: string): string {
@@ -74,6 +72,3 @@ export function unpackContainerId(packed: string): string {
     d(p, 61), d(p, 62), d(p, 63)
   )
 }
-
-/** The code unit of hex digit `i` (0…63) of a packed id. */
-const d = (packed: string, i: number): number => DIGIT_CODES[(packed.charCodeAt(1 + (i >>> 1)) >>> ((i & 1) === 0 ? 4 : 0)) & 15]!
