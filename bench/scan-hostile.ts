@@ -7,12 +7,13 @@ import { createModelContext } from '../src/model/context.ts'
 import { podMetaOf } from '../src/model/convert.ts'
 import { createPodScanner, type ByteScanner } from '../src/kube/pod-scanner.ts'
 import type { PodModel } from '../src/kube/pod-layout.ts'
+import { newOwnerRef } from '../src/model/records.ts'
 import type { PodMeta } from '../src/model/types.ts'
 import { hex, line, shapes } from './hostile-shapes.ts'
 
 type Json = Record<string, any>
 
-const STUB: PodModel = { intern: (s) => s, versionOf: () => '' }
+const STUB: PodModel = { intern: (s) => s, versionOf: () => '', ownerRef: newOwnerRef }
 const MODEL_CONTEXT = createModelContext()
 const MODEL: PodModel = MODEL_CONTEXT
 const gc = (globalThis as { gc?: () => void }).gc

@@ -25,7 +25,7 @@ type Json = Record<string, any>
 
 /** The model's interner and versions, with every call recorded. */
 function countingModel(): PodModel & { interned: string[]; versions: number[] } {
-  const { intern, versionOf } = createModelContext()
+  const { intern, versionOf, ownerRef } = createModelContext()
   const interned: string[] = []
   const versions: number[] = []
   return {
@@ -33,6 +33,7 @@ function countingModel(): PodModel & { interned: string[]; versions: number[] } 
     versions,
     intern: (s) => (interned.push(s), intern(s)),
     versionOf: (images, n) => (versions.push(n), versionOf(images, n)),
+    ownerRef,
   }
 }
 
@@ -166,6 +167,7 @@ describe('hostile pods: whatever the scanner throws is the bodyâ€™s or the lineâ
       throw new RangeError('Invalid string length')
     },
     versionOf: model.versionOf,
+    ownerRef: model.ownerRef,
   }
   const spec = { ...podSpec, scan: createPodScanner(failing) }
 

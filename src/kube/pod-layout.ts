@@ -3,7 +3,7 @@
 // Each object kind is one loop with a switch on its keys; the last occurrence of a key wins, as
 // in JSON.parse (also for a whole `metadata` given twice).
 import { parseIpv4, SHARED_STATUSES } from '../model/convert.ts'
-import { listedContainerMeta, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from '../model/records.ts'
+import { listedContainer, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta, NO_LISTED_CONTAINERS } from '../model/records.ts'
 import type { ContainerMeta, OwnerRef, PodMeta } from '../model/types.ts'
 import { keyTable, type JsonCursor } from './json-cursor.ts'
 import { ByteStringCache } from './json-strings.ts'
@@ -14,6 +14,8 @@ export interface PodModel {
   intern(s: string): string
   /** The pod's version string of its first `n` images (sorts them in place). */
   versionOf(images: string[], n: number): string
+  /** The owner reference shared by every holder of these strings. */
+  ownerRef(kind: string, uid: string, name: string): OwnerRef
 }
 
 const POD_KEYS = keyTable('metadata', 'spec', 'status')
@@ -39,10 +41,13 @@ interface StatusFields {
   /** The first IPv4 among the object entries of `podIPs`, -1 when none. */
   readonly podIPsIp: number
   readonly images: string[]
+  /** A watch event's containers. */
   readonly containers: ContainerMeta[]
+  /** A first LIST's item's containers, as its meta keeps them (src/model/records.ts, listedPodMeta). */
+  readonly flat: string[]
 }
 
-const NO_STATUS: StatusFields = { podIP: '', podIPsIp: -1, images: [], containers: [] }
+const NO_STATUS: StatusFields = { podIP: '', podIPsIp: -1, images: [], containers: [], flat: [] }
 
 /** Reads pods through one cursor; repeated strings come from its own cache, interned by the model. */
 export class PodLayout {
@@ -72,7 +77,7 @@ export class PodLayout {
     for (let k = cur.firstKey(i); k >= 0; k = cur.nextKey(cur.pos)) {
       switch (cur.readKey(k, POD_KEYS)) {
         case 0:
-          metadata = cur.opens(cur.pos, 123) ? this.metadata(cur.pos) : undefined
+          metadata = cur.opens(cur.pos, 123) ? this.metadata(cur.pos, listed) : undefined
           break
         case 1:
           hostNetwork = this.spec(cur.pos)
@@ -95,15 +100,16 @@ export class PodLayout {
     const version = this.model.versionOf(status.images, status.images.length)
     // A fresh array when shared (NO_STATUS), so no meta aliases another's; else an exact-size copy
     // (a pushed-to array keeps room for 17).
-    const containers = status === NO_STATUS ? [] : status.containers.slice()
     const { uid, name, namespace, rv, owner } = metadata
-    return listed
-      ? listedPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers, owner)
-      : newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers, owner)
+    if (listed) return listedPodMeta(uid, name, namespace, ip, hasIp, hostNetwork, version, status === NO_STATUS ? NO_LISTED_CONTAINERS : status.flat.slice(), owner)
+    return newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, status === NO_STATUS ? [] : status.containers.slice(), owner)
   }
 
-  /** `metadata` at `at`, an object. */
-  private metadata(at: number): MetaFields {
+  /**
+   * `metadata` at `at`, an object. A first LIST's item (`listed`) is read as the core keeps it:
+   * no resourceVersion (''), the shared owner reference (convert.ts, podMetaOf).
+   */
+  private metadata(at: number, listed: boolean): MetaFields {
     const cur = this.cur
     let uid = ''
     let name = ''
@@ -122,10 +128,11 @@ export class PodLayout {
           namespace = cur.readCached(cur.pos, this.cache)
           break
         case 3:
-          rv = cur.readStr(cur.pos)
+          if (listed) cur.pos = cur.skipValue(cur.pos)
+          else rv = cur.readStr(cur.pos)
           break
         case 4:
-          owner = this.ownerRefs(cur.pos)
+          owner = this.ownerRefs(cur.pos, listed)
           break
         default:
           cur.pos = cur.skipValue(cur.pos)
@@ -138,19 +145,19 @@ export class PodLayout {
    * `ownerReferences` at `at`: its first `controller: true` entry (controllerOf). The strings of
    * that entry alone are made: where each key's value starts is noted, and read at the end.
    */
-  private ownerRefs(at: number): OwnerRef | undefined {
+  private ownerRefs(at: number, listed: boolean): OwnerRef | undefined {
     const cur = this.cur
     if (!cur.opens(at, 91)) return undefined
     let owner: OwnerRef | undefined
     for (let e = cur.firstElement(at); e >= 0; e = cur.nextElement(cur.pos)) {
       if (owner !== undefined) cur.pos = cur.skipValue(e)
-      else if (cur.opens(e, 123)) owner = this.ownerRef(e)
+      else if (cur.opens(e, 123)) owner = this.ownerRef(e, listed)
     }
     return owner
   }
 
-  /** An `ownerReferences` entry at `at`, an object: the reference when `controller: true`. */
-  private ownerRef(at: number): OwnerRef | undefined {
+  /** An `ownerReferences` entry at `at`, an object: the reference when `controller: true` (the shared one when `listed`). */
+  private ownerRef(at: number, listed: boolean): OwnerRef | undefined {
     const cur = this.cur
     let controller = false
     let kind = -1
@@ -166,8 +173,12 @@ export class PodLayout {
         cur.pos = cur.skipValue(cur.pos)
       }
     }
-    // Shared by the core when it keeps the pod.
-    return controller ? newOwnerRef(this.stringAt(kind, true), this.stringAt(uid, true), this.stringAt(name, true)) : undefined
+    if (!controller) return undefined
+    const k = this.stringAt(kind, true)
+    const u = this.stringAt(uid, true)
+    const n = this.stringAt(name, true)
+    // A watch event's: shared by the core when it keeps the pod.
+    return listed ? this.model.ownerRef(k, u, n) : newOwnerRef(k, u, n)
   }
 
   /** The value at `at` (-1: absent) as a string, through the cache when `cached`; '' when not a string; cur.pos stays. */
@@ -223,6 +234,7 @@ export class PodLayout {
     let podIPsIp = -1
     let images: string[] = []
     let containers: ContainerMeta[] = []
+    let flat: string[] = []
     for (let k = cur.firstKey(at); k >= 0; k = cur.nextKey(cur.pos)) {
       switch (cur.readKey(k, STATUS_KEYS)) {
         case 0:
@@ -234,20 +246,22 @@ export class PodLayout {
         case 2:
           images = []
           containers = []
-          this.containerStatuses(cur.pos, images, containers, listed)
+          flat = []
+          this.containerStatuses(cur.pos, images, containers, flat, listed)
           break
         default:
           cur.pos = cur.skipValue(cur.pos)
       }
     }
-    return { podIP, podIPsIp, images, containers }
+    return { podIP, podIPsIp, images, containers, flat }
   }
 
   /**
    * `status.containerStatuses` at `at`: every non-empty image, and the containers that have an id
-   * (a name is read only for those); strings shared (the byte cache too) for the first {@link SHARED_STATUSES} entries.
+   * (a name is read only for those), into `containers`, or `flat` for a first LIST's item (`listed`);
+   * strings shared (the byte cache too) for the first {@link SHARED_STATUSES} entries.
    */
-  private containerStatuses(at: number, images: string[], containers: ContainerMeta[], listed: boolean): void {
+  private containerStatuses(at: number, images: string[], containers: ContainerMeta[], flat: string[], listed: boolean): void {
     const cur = this.cur
     if (!cur.opens(at, 91)) return
     let entries = 0
@@ -276,7 +290,8 @@ export class PodLayout {
       if (image) images.push(image)
       if (id) {
         const containerName = this.stringAt(name, shared)
-        containers.push(listed ? listedContainerMeta(id, containerName, image) : newContainerMeta(id, containerName, image))
+        if (listed) listedContainer(flat, id, containerName, image)
+        else containers.push(newContainerMeta(id, containerName, image))
       }
     }
   }

@@ -1,6 +1,7 @@
 // A pod as the pod store keeps it: described by its signature (signature.ts), or kept whole — a
 // LIST item until its first watch event (pod-store.ts says why), or a pod with a value too long
-// to describe.
+// to describe. A pod kept whole is its meta itself, with no record around it: after a sync every
+// pod is kept so, and a wrapper cost 72 bytes a pod (bench/README.md, issue 34).
 import type { ContainerMeta, OwnerRef, PodMeta } from '../model/index.ts'
 import {
   DecodedPod,
@@ -16,28 +17,31 @@ import {
 } from './signature.ts'
 
 /**
- * A kept pod, as a {@link PodMeta}: `owner`, `ip`, `hasIp` and `hostNetwork` are kept as they are;
- * the strings of a described pod are decoded from its signature when read (each read a new
- * string). `resourceVersion` is not kept ('').
+ * A kept pod: a {@link DescribedPod}, or a meta kept whole (its owner reference the shared one, its
+ * resourceVersion ''). Either way a new object each time the pod is kept anew.
  */
-export class KeptPod implements PodMeta {
-  /** The signature; '' for a pod kept whole. */
+export type KeptPod = PodMeta
+
+/**
+ * A described pod, as a {@link PodMeta}: `owner`, `ip`, `hasIp` and `hostNetwork` are kept as they
+ * are; the strings are decoded from its signature when read (each read a new string).
+ * `resourceVersion` is not kept ('').
+ */
+export class DescribedPod implements PodMeta {
+  /** The signature, never ''. */
   readonly sig: string
   readonly owner: OwnerRef | undefined
   readonly ip: number
   readonly hasIp: boolean
   readonly hostNetwork: boolean
-  /** The meta itself, for a pod kept whole. */
-  readonly whole: PodMeta | undefined
 
-  /** `sig`: the meta's signature, or '' to keep the meta whole. `owner`: the shared reference equal to its own. */
+  /** `sig`: the meta's signature (not ''). `owner`: the shared reference equal to its own. */
   constructor(meta: PodMeta, owner: OwnerRef | undefined, sig: string) {
     this.sig = sig
     this.owner = owner
     this.ip = meta.ip
     this.hasIp = meta.hasIp
     this.hostNetwork = meta.hostNetwork
-    this.whole = sig === '' ? meta : undefined
   }
 
   get resourceVersion(): string {
@@ -45,42 +49,42 @@ export class KeptPod implements PodMeta {
   }
 
   get uid(): string {
-    return this.whole?.uid ?? signatureUid(this.sig)
+    return signatureUid(this.sig)
   }
 
   get name(): string {
-    return this.whole?.name ?? signatureName(this.sig)
+    return signatureName(this.sig)
   }
 
   get namespace(): string {
-    return this.whole?.namespace ?? signatureNamespace(this.sig)
+    return signatureNamespace(this.sig)
   }
 
   get version(): string {
-    return this.whole?.version ?? signatureVersion(this.sig)
+    return signatureVersion(this.sig)
   }
 
   get containers(): readonly ContainerMeta[] {
-    if (this.whole) return this.whole.containers
     return decodeSignature(this.sig, this.owner, (s) => s, (n) => new DecodedPod(n)).containers
   }
+}
 
-  /** It has the container tuple `c`. */
-  hasTuple(c: ContainerMeta): boolean {
-    if (this.whole === undefined) return signatureHasTuple(this.sig, c)
-    const cs = this.whole.containers
-    for (let i = 0; i < cs.length; i++) if (sameTuple(cs[i]!, c)) return true
-    return false
-  }
+/** The kept pod's signature, or '' when it is kept whole. */
+export const keptSig = (kept: KeptPod): string => (kept instanceof DescribedPod ? kept.sig : '')
 
-  /** Its number of container tuples. */
-  get tupleCount(): number {
-    return this.whole?.containers.length ?? signatureTupleCount(this.sig)
-  }
+/** It has the container tuple `c`. */
+export function keptHasTuple(kept: KeptPod, c: ContainerMeta): boolean {
+  if (kept instanceof DescribedPod) return signatureHasTuple(kept.sig, c)
+  const cs = kept.containers
+  for (let i = 0; i < cs.length; i++) if (sameTuple(cs[i]!, c)) return true
+  return false
+}
 
-  /** Every one of its tuples is among `containers`. */
-  tuplesWithin(containers: readonly ContainerMeta[]): boolean {
-    if (this.whole === undefined) return signatureTuplesIn(this.sig, containers)
-    return this.whole.containers.every((c) => containers.some((x) => sameTuple(x, c)))
-  }
+/** Its number of container tuples. */
+export const keptTupleCount = (kept: KeptPod): number => (kept instanceof DescribedPod ? signatureTupleCount(kept.sig) : kept.containers.length)
+
+/** Every one of its tuples is among `containers`. */
+export function keptTuplesWithin(kept: KeptPod, containers: readonly ContainerMeta[]): boolean {
+  if (kept instanceof DescribedPod) return signatureTuplesIn(kept.sig, containers)
+  return kept.containers.every((c) => containers.some((x) => sameTuple(x, c)))
 }

@@ -3,7 +3,7 @@
 // connection starts with an empty ledger (§6).
 import type { ContainerMeta } from '../model/index.ts'
 import { newContainerMeta } from '../model/records.ts'
-import { KeptPod } from './kept-pod.ts'
+import { DescribedPod, keptHasTuple, keptTupleCount, keptTuplesWithin, type KeptPod } from './kept-pod.ts'
 import { sameResolution } from './resolve.ts'
 import { addSignatureTupleKeys, sameAnnouncedFields, sameTuple, signatureHasTuple, signatureTupleCount, signatureTuplesIn, tupleKey } from './signature.ts'
 import type { Resolution } from './types.ts'
@@ -71,11 +71,14 @@ const NONE: readonly ContainerMeta[] = Object.freeze([])
 const COMPARE_LIMIT = 256
 
 /** The items a kept pod stands for: its signature, or its containers when it is kept whole. */
-const itemsOf = (kept: KeptPod): readonly Item[] => (kept.sig !== '' ? [kept.sig] : kept.whole!.containers)
+const itemsOf = (kept: KeptPod): readonly Item[] => (kept instanceof DescribedPod ? [kept.sig] : kept.containers)
+
+/** `sent` is a kept pod (not a list of items). */
+const isKept = (sent: Sent): sent is KeptPod => !Array.isArray(sent)
 
 /** The tuple `c` is among those `sent` stands for. */
 function has(sent: Sent, c: ContainerMeta): boolean {
-  if (sent instanceof KeptPod) return sent.hasTuple(c)
+  if (isKept(sent)) return keptHasTuple(sent, c)
   for (let i = 0; i < sent.length; i++) {
     const item = sent[i]!
     if (typeof item === 'string' ? signatureHasTuple(item, c) : sameTuple(item, c)) return true
@@ -90,7 +93,7 @@ function includes(cs: readonly ContainerMeta[], c: ContainerMeta): boolean {
 
 /** Every tuple `sent` stands for is among `cs`. */
 function within(sent: Sent, cs: readonly ContainerMeta[]): boolean {
-  if (sent instanceof KeptPod) return sent.tuplesWithin(cs)
+  if (isKept(sent)) return keptTuplesWithin(sent, cs)
   for (let i = 0; i < sent.length; i++) {
     const item = sent[i]!
     if (!(typeof item === 'string' ? signatureTuplesIn(item, cs) : includes(cs, item))) return false
@@ -100,7 +103,7 @@ function within(sent: Sent, cs: readonly ContainerMeta[]): boolean {
 
 /** Adds the tuple key of every tuple `sent` stands for to `keys`. */
 function addKeys(sent: Sent, keys: Set<string>): void {
-  const items = sent instanceof KeptPod ? itemsOf(sent) : sent
+  const items = isKept(sent) ? itemsOf(sent) : sent
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!
     if (typeof item === 'string') addSignatureTupleKeys(item, keys)
@@ -110,7 +113,7 @@ function addKeys(sent: Sent, keys: Set<string>): void {
 
 /** The number of tuples `sent` stands for. */
 function count(sent: Sent): number {
-  if (sent instanceof KeptPod) return sent.tupleCount
+  if (isKept(sent)) return keptTupleCount(sent)
   let n = 0
   for (let i = 0; i < sent.length; i++) {
     const item = sent[i]!
@@ -198,7 +201,7 @@ class ConnectionLedger<P extends LedgerSlot> implements Ledger<P> {
     // `kept` stands for the tuples sent when they are exactly its own.
     if (allOwn) pod.sent = kept
     if (unsent === undefined) return NONE
-    if (!allOwn) pod.sent = [...(sent instanceof KeptPod ? itemsOf(sent) : sent), ...unsent.map((c) => newContainerMeta(c.id, c.name, c.image))]
+    if (!allOwn) pod.sent = [...(isKept(sent) ? itemsOf(sent) : sent), ...unsent.map((c) => newContainerMeta(c.id, c.name, c.image))]
     return unsent
   }
 

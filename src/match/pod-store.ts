@@ -8,7 +8,7 @@
 //   a lookup of an unchanged, settled pod reads nothing else;
 // - pods of one owner share one OwnerRef (the model context's).
 import type { ModelContext, PodMeta, OwnerRef } from '../model/index.ts'
-import { KeptPod } from './kept-pod.ts'
+import { DescribedPod, keptSig, type KeptPod } from './kept-pod.ts'
 import { createPodTable, type PodSlot } from './pod-table.ts'
 import { compareMetas, compareSignature, DecodedPod, decodeSignature, Differs, SignatureWriter, signatureHasUid } from './signature.ts'
 
@@ -23,12 +23,13 @@ export interface PodStore<P extends StoreSlot<P>> {
   lookup(uid: string): P | undefined
   /**
    * Adds a pod not in the store, made by `create` around its kept form: a LIST item (`listed`)
-   * kept whole (its owner reference replaced by the shared one, its resourceVersion by ''), else
-   * described. Unsettled.
+   * kept whole, as the meta itself (its owner reference replaced by the shared one, its
+   * resourceVersion by ''), else described. Unsettled.
    */
   add(meta: PodMeta, listed: boolean, create: (kept: KeptPod) => P): P
   /**
-   * Keeps the pod as `meta` (same uid) from now on, unless it is described exactly so already;
+   * Keeps the pod as `meta` (same uid) from now on, unless it is described exactly so already (a
+   * meta that cannot be described is kept itself, changed as in {@link add});
    * `diff`: what {@link find} just gave for them, when the caller has it.
    */
   keep(pod: P, meta: PodMeta, diff?: number): void
@@ -92,7 +93,20 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
   }
 
   function values(form: KeptPod): PodMeta {
-    return form.whole ?? decodeSignature(form.sig, form.owner, model.intern, decodeInto)
+    return form instanceof DescribedPod ? decodeSignature(form.sig, form.owner, model.intern, decodeInto) : form
+  }
+
+  /**
+   * The kept form of `meta` with the shared `owner`: described by `sig`, or (sig '') the meta
+   * itself, its owner reference replaced by the shared one and its resourceVersion (read by nothing,
+   * 24 bytes a pod) by '' (bench/README.md, issue 34).
+   */
+  function form(meta: PodMeta, owner: OwnerRef | undefined, sig: string): KeptPod {
+    if (sig !== '') return new DescribedPod(meta, owner, sig)
+    const m = meta as { owner?: OwnerRef; resourceVersion: string }
+    if (m.owner !== owner) m.owner = owner
+    if (m.resourceVersion !== '') m.resourceVersion = ''
+    return meta
   }
 
   function remember(pod: P, meta: PodMeta): void {
@@ -104,29 +118,25 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
   return {
     lookup: (uid) => table.get(uid),
     add(meta, listed, create) {
-      const owner = shareOwner(meta.owner, undefined)
-      if (listed) {
-        if (owner !== meta.owner) (meta as { owner?: OwnerRef }).owner = owner
-        // Not kept (KeptPod's is ''): 24 bytes a pod (bench/README.md, issue 34).
-        if (meta.resourceVersion !== '') (meta as { resourceVersion: string }).resourceVersion = ''
-      }
-      const form = new KeptPod(meta, owner, listed ? '' : writer.write(meta))
-      const pod = create(form)
-      table.add(pod, meta.uid, form.sig)
-      if (!form.hasIp) withoutIp++
+      const sig = listed ? '' : writer.write(meta)
+      const kept = form(meta, shareOwner(meta.owner, undefined), sig)
+      const pod = create(kept)
+      table.add(pod, meta.uid, sig)
+      if (!kept.hasIp) withoutIp++
       remember(pod, meta)
       return pod
     },
     keep(pod, meta, diff) {
       const before = pod.meta
-      const d = diff ?? (before.sig === '' ? Differs.form : compareSignature(before.sig, meta))
+      const beforeSig = keptSig(before)
+      const d = diff ?? (beforeSig === '' ? Differs.form : compareSignature(beforeSig, meta))
       if (d === 0) return remember(pod, meta) // described exactly so already: the fresh meta dies young
       const sig = meta === describedFrom ? described : writer.write(meta)
       const owner = diff !== undefined && (d & (Differs.owner | Differs.pod)) === 0 ? before.owner : shareOwner(meta.owner, before.owner)
-      const form = new KeptPod(meta, owner, sig)
-      pod.meta = form
+      const kept = form(meta, owner, sig)
+      pod.meta = kept
       table.setSig(pod, sig)
-      if (before.hasIp !== form.hasIp) withoutIp += form.hasIp ? -1 : 1
+      if (before.hasIp !== kept.hasIp) withoutIp += kept.hasIp ? -1 : 1
       remember(pod, meta)
     },
     find(meta, mark, listed) {
@@ -136,7 +146,7 @@ export function createPodStore<P extends StoreSlot<P>>(model: ModelContext): Pod
       if (table.markAt(at) !== mark) return NOT_SETTLED
       const sig = table.sigAt(at)
       if (sig !== '') return compareSignature(sig, meta)
-      const whole = table.entryAt(at).meta.whole!
+      const whole = table.entryAt(at).meta
       // Relisted as it is kept: describing it now would leave the kept meta (old by now) as garbage, for every pod of the list at once.
       const diff = compareMetas(whole, meta)
       if (listed && diff === 0) return 0

@@ -44,7 +44,7 @@ export interface CoreStats {
 
 /** The matching core; see {@link createCollectorCore}. */
 export interface CollectorCore {
-  /** Feeds an event of the pod stream; returns the messages for the current connection. A LIST item's meta may be kept (its owner reference and resourceVersion changed). */
+  /** Feeds an event of the pod stream; returns the messages for the current connection. A pod's meta may be kept (its owner reference and resourceVersion changed). */
   pods(ev: StreamEvent<PodMeta>, now: number): PodOutput[]
   /** Feeds an event of the ReplicaSet or Job stream. */
   owners(kind: OwnerKind, ev: StreamEvent<OwnerMeta>, now: number): PodOutput[]

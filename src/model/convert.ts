@@ -2,7 +2,7 @@
 // Strings that repeat across objects (namespaces, kinds, owner names, container names, images,
 // versions) are interned by the model context, so that retained metas share them.
 import type { ModelContext } from './context.ts'
-import { listedContainerMeta, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from './records.ts'
+import { listedContainer, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta } from './records.ts'
 import type { OwnerKind, OwnerMeta, OwnerRef, PodMeta } from './types.ts'
 
 // The API server sends JSON; these readers accept anything and fall back to the spec's defaults
@@ -83,7 +83,8 @@ export const SHARED_STATUSES = 64
 /**
  * Converts a `v1/Pod` JSON object to a {@link PodMeta}; `undefined` when it has no
  * `metadata.uid` (docs/behaviour.md §9: ignored, the caller counts it). `listed`: the object is an item
- * of a first LIST, not a watch event's or a relist's (the same meta, allocated otherwise: src/model/records.ts).
+ * of a first LIST, not a watch event's or a relist's (the same meta, allocated otherwise: src/model/records.ts,
+ * with the shared owner reference and resourceVersion '').
  */
 export function podMetaOf(ctx: ModelContext, obj: unknown, listed = false): PodMeta | undefined {
   if (!isObject(obj) || !isObject(obj.metadata)) return undefined
@@ -96,6 +97,7 @@ export function podMetaOf(ctx: ModelContext, obj: unknown, listed = false): PodM
   const { images, containers } = ctx.scratch
   let nImages = 0
   let nContainers = 0
+  const flat: string[] = [] // a LIST item's containers (records.ts, listedPodMeta)
   const statuses = status.containerStatuses
   if (Array.isArray(statuses)) {
     let entries = 0
@@ -107,22 +109,24 @@ export function podMetaOf(ctx: ModelContext, obj: unknown, listed = false): PodM
       const id = str(cs.containerID)
       if (id) {
         const cname = shared ? ctx.intern(str(cs.name)) : str(cs.name)
-        containers[nContainers++] = listed ? listedContainerMeta(id, cname, image) : newContainerMeta(id, cname, image)
+        if (listed) listedContainer(flat, id, cname, image)
+        else containers[nContainers++] = newContainerMeta(id, cname, image)
       }
     }
   }
   const version = ctx.versionOf(images, nImages) // sorts the scratch's first nImages in place
   const name = str(metadata.name)
   const namespace = ctx.intern(str(metadata.namespace))
-  const rv = str(metadata.resourceVersion)
+  // A LIST item, which the core keeps, comes with what the core keeps of it: the shared owner
+  // reference and no resourceVersion (a fresh reference and string were old-space garbage once the
+  // core swapped them: bench/README.md, issue 34).
+  const rv = listed ? '' : str(metadata.resourceVersion)
   const ip = podIpOf(status, podIP)
   const hasIp = podIP.length > 0
   const hostNetwork = spec.hostNetwork === true
-  const kept = containers.slice(0, nContainers) // exact size, the pod's own
-  const owner = controllerOf(metadata)
-  return listed
-    ? listedPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, kept, owner)
-    : newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, kept, owner)
+  const owner = controllerOf(metadata, listed ? ctx : undefined)
+  if (listed) return listedPodMeta(uid, name, namespace, ip, hasIp, hostNetwork, version, flat.slice(), owner) // exact size
+  return newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, containers.slice(0, nContainers), owner) // exact size, the pod's own
 }
 
 /**

@@ -35,8 +35,9 @@ export interface PodMeta {
   readonly containers: readonly ContainerMeta[]
   /**
    * The controller reference. The converters always set the property (undefined when there is
-   * none) and hand out a fresh object; the core swaps it for the one shared by all pods of that
-   * owner when it keeps the pod (src/match/pod-store.ts).
+   * none) and hand out a fresh object, but for a first LIST's item, which comes with the model
+   * context's shared one; the core swaps a fresh one for the one shared by all pods of that owner
+   * when it keeps the pod (src/match/pod-store.ts).
    */
   readonly owner?: OwnerRef
 }
