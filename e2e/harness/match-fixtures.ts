@@ -54,3 +54,20 @@ export function show(msgs: readonly PodOutput[]): string[] {
     }
   })
 }
+
+/**
+ * Every field of a PodMeta as read, as plain objects (the converters build class instances whose
+ * fields may be getters: src/model/records.ts), so two metas compare field for field.
+ */
+export const podMetaFields = (m: PodMeta) => ({
+  uid: m.uid,
+  name: m.name,
+  namespace: m.namespace,
+  resourceVersion: m.resourceVersion,
+  ip: m.ip,
+  hasIp: m.hasIp,
+  hostNetwork: m.hostNetwork,
+  version: m.version,
+  containers: m.containers.map((c) => ({ id: c.id, name: c.name, image: c.image })),
+  owner: m.owner && { ...m.owner },
+})

@@ -10,6 +10,7 @@ import { memoryClient } from '../../e2e/harness/memory-client.ts'
 import { KubeDecodeError, KubeTransportError } from './errors.ts'
 import { listBody, podObject, sendJson, startFakeApiServer, startWatchBody, type FakeApiServer } from '../../e2e/harness/fake-apiserver.ts'
 import { bin, bytesOf } from '../../e2e/harness/json-text.ts'
+import { podMetaFields } from '../../e2e/harness/match-fixtures.ts'
 import { JsonScanError } from './json-skip.ts'
 import { ByteLineFramer } from './lines.ts'
 import { fetchListPage, type ListPage } from './list.ts'
@@ -23,20 +24,8 @@ const podSpec = podsResource(model)
 
 const scanner = createPodScanner(model)
 
-/** A meta as plain objects (the converters build class instances: src/model/records.ts), every field of PodMeta as read. */
-const plain = (m: PodMeta | undefined) =>
-  m && {
-    uid: m.uid,
-    name: m.name,
-    namespace: m.namespace,
-    resourceVersion: m.resourceVersion,
-    ip: m.ip,
-    hasIp: m.hasIp,
-    hostNetwork: m.hostNetwork,
-    version: m.version,
-    containers: m.containers.map((c) => ({ id: c.id, name: c.name, image: c.image })),
-    owner: m.owner && { ...m.owner },
-  }
+/** A meta as plain objects, every field of PodMeta as read. */
+const plain = (m: PodMeta | undefined) => m && podMetaFields(m)
 
 const textSpec: ResourceSpec<PodMeta> = { ...podSpec, scan: undefined }
 

@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createModelContext } from './context.ts'
 import { podMetaOf } from './convert.ts'
-import type { PodMeta } from './types.ts'
+import { podMetaFields } from '../../e2e/harness/match-fixtures.ts'
 
 function reference(images: string[]): string {
   const sorted = [...images].sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')))
@@ -71,19 +71,7 @@ describe('podMetaOf: LIST items and watch events', () => {
       const ctx = createModelContext()
       const listed = podMetaOf(ctx, pod(withOwner), true)!
       const watched = podMetaOf(ctx, pod(withOwner))!
-      const fields = (m: PodMeta) => ({
-        uid: m.uid,
-        name: m.name,
-        namespace: m.namespace,
-        resourceVersion: m.resourceVersion,
-        ip: m.ip,
-        hasIp: m.hasIp,
-        hostNetwork: m.hostNetwork,
-        version: m.version,
-        containers: m.containers.map((c) => ({ id: c.id, name: c.name, image: c.image })),
-        owner: m.owner && { ...m.owner },
-      })
-      expect(fields(listed)).toStrictEqual({ ...fields(watched), resourceVersion: '' })
+      expect(podMetaFields(listed)).toStrictEqual({ ...podMetaFields(watched), resourceVersion: '' })
       expect([watched.resourceVersion, listed.owner === ctx.ownerRef('ReplicaSet', 'rs-1', 'web')]).toEqual(['7', withOwner])
       expect(listed.containers).toHaveLength(1)
       expect(watched.owner === undefined).toBe(!withOwner)
