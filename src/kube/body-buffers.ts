@@ -1,6 +1,7 @@
 // Buffers for whole response bodies (LIST pages), reused across requests of one client: a page is
 // ~2.5 MB at 500 pods, and a fresh buffer per page left the freed ones in the allocator's heap
 // (bench/README.md, "Issue 16: Deno memory").
+import { concatBytes } from '../bytes.ts'
 
 /** A client's spare body buffers. */
 export interface BodyBuffers {
@@ -33,6 +34,28 @@ export function createBodyBuffers(keep = 3): BodyBuffers {
         spare.sort((a, b) => b.length - a.length)
         spare.length = keep
       }
+    },
+  }
+}
+
+/**
+ * A response's `bytes()` over its body's `chunks` reader: one chunk is handed out as it is, more
+ * are joined in a buffer of `buffers`, kept until `release()` (the response's close) gives it back.
+ */
+export function pooledBytes(
+  chunks: (maxBytes?: number) => Promise<{ chunks: Uint8Array[]; length: number }>,
+  buffers: BodyBuffers,
+): { bytes(maxBytes?: number): Promise<Uint8Array>; release(): void } {
+  let pooled: Uint8Array | undefined
+  return {
+    async bytes(maxBytes) {
+      const got = await chunks(maxBytes)
+      if (got.chunks.length > 1) pooled = buffers.take(got.length)
+      return concatBytes(got.chunks, got.length, pooled)
+    },
+    release() {
+      if (pooled) buffers.give(pooled)
+      pooled = undefined
     },
   }
 }

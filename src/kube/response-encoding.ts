@@ -2,8 +2,7 @@
 // decoded here member by member (kube-apiserver sends a watch as one gzip member per flush,
 // docs/kube-api.md "Compression"), and the bytes received and decoded counted for the metrics.
 import { createGunzip } from 'node:zlib'
-import { concatBytes } from '../bytes.ts'
-import type { BodyBuffers } from './body-buffers.ts'
+import { pooledBytes, type BodyBuffers } from './body-buffers.ts'
 import { KubeDecodeError } from './errors.ts'
 import { bodyReaders, type KubeResponse } from './transport.ts'
 
@@ -129,11 +128,9 @@ function gunzipResponse(res: KubeResponse, traffic: BodyTraffic, buffers: BodyBu
     }
   }
   const readers = bodyReaders(read)
-  // The buffer bytes() returned, until close().
-  let pooled: Uint8Array | undefined
+  const whole = pooledBytes(readers.chunks, buffers)
   const close = (reason?: Parameters<KubeResponse['close']>[0]): void => {
-    if (pooled) buffers.give(pooled)
-    pooled = undefined
+    whole.release()
     if (closed) return
     closed = true
     out.length = 0
@@ -146,11 +143,7 @@ function gunzipResponse(res: KubeResponse, traffic: BodyTraffic, buffers: BodyBu
     header: (name) => (name.toLowerCase() === 'content-encoding' ? undefined : res.header(name)),
     read,
     text: readers.text,
-    async bytes(maxBytes) {
-      const got = await readers.chunks(maxBytes)
-      if (got.chunks.length > 1) pooled = buffers.take(got.length)
-      return concatBytes(got.chunks, got.length, pooled)
-    },
+    bytes: whole.bytes,
     close,
   }
 }

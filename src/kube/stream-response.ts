@@ -1,7 +1,6 @@
 // A response whose body is a Node readable's chunks, as node:http(s) (node-transport.ts) and
 // node:http2 (h2-transport.ts) hand it over: read, read whole into a pooled buffer, close.
-import { concatBytes } from '../bytes.ts'
-import type { BodyBuffers } from './body-buffers.ts'
+import { pooledBytes, type BodyBuffers } from './body-buffers.ts'
 import { KubeAbortedError, transportError } from './errors.ts'
 import type { RequestGuard } from './request-guard.ts'
 import { bodyReaders, type KubeResponse } from './transport.ts'
@@ -62,22 +61,15 @@ export function streamResponse(body: StreamBody): KubeResponse {
     return r.value
   }
   const readers = bodyReaders(read)
-  // The buffer bytes() returned, until close().
-  let pooled: Uint8Array | undefined
+  const whole = pooledBytes(readers.chunks, buffers)
   return {
     status: body.status,
     header: (name) => body.header(name),
     read,
     text: readers.text,
-    async bytes(maxBytes) {
-      const got = await readers.chunks(maxBytes)
-      // One chunk is handed out as it is; more are joined in a buffer of the pool.
-      if (got.chunks.length > 1) pooled = buffers.take(got.length)
-      return concatBytes(got.chunks, got.length, pooled)
-    },
+    bytes: whole.bytes,
     close(reason = new KubeAbortedError('closed')) {
-      if (pooled) buffers.give(pooled)
-      pooled = undefined
+      whole.release()
       if (done) return
       finish()
       guard.close(reason)
