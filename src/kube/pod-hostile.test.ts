@@ -23,17 +23,19 @@ const podSpec = podsResource(model)
 
 type Json = Record<string, any>
 
-/** The model's interner and versions, with every call recorded. */
-function countingModel(): PodModel & { interned: string[]; versions: number[] } {
+/** The model's interner, versions and shared owner references, with every call recorded. */
+function countingModel(): PodModel & { interned: string[]; versions: number[]; refs: string[][] } {
   const { intern, versionOf, ownerRef } = createModelContext()
   const interned: string[] = []
   const versions: number[] = []
+  const refs: string[][] = []
   return {
     interned,
     versions,
+    refs,
     intern: (s) => (interned.push(s), intern(s)),
     versionOf: (images, n) => (versions.push(n), versionOf(images, n)),
-    ownerRef,
+    ownerRef: (kind, uid, name) => (refs.push([kind, uid, name]), ownerRef(kind, uid, name)),
   }
 }
 
@@ -148,9 +150,18 @@ describe('hostile pods: many entries', () => {
   it('many ownerReferences: the controller found after them, no string made of the others', () => {
     const model = countingModel()
     const refs = Array.from({ length: N }, (_, i) => ({ kind: 'ConfigMap', name: `cm-${i}`, uid: `cm-uid-${i}`, controller: i === N - 1 }))
-    const meta = agree(podLine((p) => (p.metadata.ownerReferences = [...refs, { kind: 'ReplicaSet', name: 'late', uid: 'x', controller: true }])), model)!
+    const line = podLine((p) => (p.metadata.ownerReferences = [...refs, { kind: 'ReplicaSet', name: 'late', uid: 'x', controller: true }]))
+    const meta = agree(line, model)!
     expect({ ...meta.owner }).toStrictEqual({ kind: 'ConfigMap', name: `cm-${N - 1}`, uid: `cm-uid-${N - 1}` })
-    expect(model.interned.filter((s) => s.startsWith('cm-'))).toStrictEqual([`cm-uid-${N - 1}`, `cm-${N - 1}`])
+    // The controller's uid and name are read as they are (not interned, not cached: one owner's),
+    // the other entries' not at all; a first LIST's item asks the model for the shared reference once.
+    expect(model.interned.filter((s) => s.startsWith('cm-'))).toStrictEqual([])
+    const page = bytesOf(JSON.stringify(listBody('PodList', [(JSON.parse(line) as Json).object], 1)))
+    const listedModel = countingModel()
+    const listed = createPodScanner(listedModel).list(page, true).items![0]!
+    expect(listed.owner).toBe(listedModel.ownerRef('ConfigMap', `cm-uid-${N - 1}`, `cm-${N - 1}`))
+    expect(listedModel.refs.slice(0, -1)).toStrictEqual([['ConfigMap', `cm-uid-${N - 1}`, `cm-${N - 1}`]])
+    expect(listedModel.interned.filter((s) => s.startsWith('cm-'))).toStrictEqual([])
   })
 
   it('many podIPs, labels, statuses without objects, metadata given again and again', () => {

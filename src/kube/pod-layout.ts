@@ -174,9 +174,12 @@ export class PodLayout {
       }
     }
     if (!controller) return undefined
+    // The uid and name through the byte cache would keep a copy of their bytes in it for every
+    // owner (one owner a few pods): promoted, then evicted, ~10 MB of old garbage a 150k-pod
+    // list (bench/README.md, issue 34). The shared reference holds interned strings anyway.
     const k = this.stringAt(kind, true)
-    const u = this.stringAt(uid, true)
-    const n = this.stringAt(name, true)
+    const u = this.stringAt(uid, false)
+    const n = this.stringAt(name, false)
     // A watch event's: shared by the core when it keeps the pod.
     return listed ? this.model.ownerRef(k, u, n) : newOwnerRef(k, u, n)
   }
