@@ -1,5 +1,5 @@
 // One page of a paginated LIST (docs/kube-api.md "LIST"), converted item by item to compact metas:
-// by the resource's byte-level scanner when it has one (pods), else by JSON.parse + convert.
+// by the resource's byte-level scanner (pod-scanner.ts), else by JSON.parse + convert.
 import { pageArray } from '../model/records.ts'
 import { systemClock, type Clock } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'

@@ -1,10 +1,11 @@
 // The fields of a `v1/Pod` the byte scanner reads and how they become a PodMeta: exactly what
-// `podMetaOf(JSON.parse(text))` (src/model/convert.ts) extracts, read through a JsonCursor.
+// `podMetaOf(JSON.parse(text))` (src/model/convert.ts) extracts, read through a JsonCursor; and a
+// ReplicaSet's or Job's metadata-only object, whose metadata is read as a pod's, as `ownerMetaOf`.
 // Each object kind is one loop with a switch on its keys; the last occurrence of a key wins, as
 // in JSON.parse (also for a whole `metadata` given twice).
 import { parseIpv4, SHARED_STATUSES } from '../model/convert.ts'
 import { listedContainer, listedPodMeta, newContainerMeta, newOwnerRef, newPodMeta, NO_LISTED_CONTAINERS } from '../model/records.ts'
-import type { ContainerMeta, OwnerRef, PodMeta } from '../model/types.ts'
+import type { ContainerMeta, OwnerKind, OwnerMeta, OwnerRef, PodMeta } from '../model/types.ts'
 import { keyTable, type JsonCursor } from './json-cursor.ts'
 import { ByteStringCache } from './json-strings.ts'
 
@@ -19,6 +20,7 @@ export interface PodModel {
 }
 
 const POD_KEYS = keyTable('metadata', 'spec', 'status')
+const OWNER_KEYS = keyTable('metadata')
 const META_KEYS = keyTable('uid', 'name', 'namespace', 'resourceVersion', 'ownerReferences')
 const REF_KEYS = keyTable('controller', 'kind', 'uid', 'name')
 const SPEC_KEYS = keyTable('hostNetwork')
@@ -77,7 +79,7 @@ export class PodLayout {
     for (let k = cur.firstKey(i); k >= 0; k = cur.nextKey(cur.pos)) {
       switch (cur.readKey(k, POD_KEYS)) {
         case 0:
-          metadata = cur.opens(cur.pos, 123) ? this.metadata(cur.pos, listed) : undefined
+          metadata = cur.opens(cur.pos, 123) ? this.metadata(cur.pos, !listed, listed) : undefined
           break
         case 1:
           hostNetwork = this.spec(cur.pos)
@@ -106,10 +108,38 @@ export class PodLayout {
   }
 
   /**
-   * `metadata` at `at`, an object. A first LIST's item (`listed`) is read as the core keeps it:
-   * no resourceVersion (''), the shared owner reference (convert.ts, podMetaOf).
+   * The value at `i` (no whitespace before) as a metadata-only ReplicaSet or Job (`kind`), exactly
+   * `ownerMetaOf(JSON.parse(text))` (convert.ts): undefined when it is not an object or has no
+   * `metadata.uid`; its strings interned, its controller the shared reference; cur.pos = after it.
+   * A LIST page of owners read so leaves no page text and no parsed objects behind (bench/README.md,
+   * issue 34).
    */
-  private metadata(at: number, listed: boolean): MetaFields {
+  owner(i: number, kind: OwnerKind): OwnerMeta | undefined {
+    const cur = this.cur
+    this.rv = ''
+    if (!cur.opens(i, 123)) return undefined
+    let metadata: MetaFields | undefined
+    for (let k = cur.firstKey(i); k >= 0; k = cur.nextKey(cur.pos)) {
+      if (cur.readKey(k, OWNER_KEYS) === 0) metadata = cur.opens(cur.pos, 123) ? this.metadata(cur.pos, true, true) : undefined
+      else cur.pos = cur.skipValue(cur.pos)
+    }
+    if (metadata === undefined) return undefined
+    this.rv = metadata.rv
+    if (!metadata.uid) return undefined
+    const model = this.model
+    const uid = model.intern(metadata.uid)
+    const name = model.intern(metadata.name)
+    const { namespace, rv, owner } = metadata
+    // The two shapes convert.ts's literal has.
+    return owner ? { kind, uid, name, namespace, resourceVersion: rv, controller: owner } : { kind, uid, name, namespace, resourceVersion: rv }
+  }
+
+  /**
+   * `metadata` at `at`, an object: its resourceVersion when `keepRv` (a first LIST's pod item, read
+   * as the core keeps it, has '': convert.ts, podMetaOf), its controller reference the shared one
+   * when `sharedRef` (else a fresh one, which the core swaps for the shared one).
+   */
+  private metadata(at: number, keepRv: boolean, sharedRef: boolean): MetaFields {
     const cur = this.cur
     let uid = ''
     let name = ''
@@ -128,11 +158,11 @@ export class PodLayout {
           namespace = cur.readCached(cur.pos, this.cache)
           break
         case 3:
-          if (listed) cur.pos = cur.skipValue(cur.pos)
-          else rv = cur.readStr(cur.pos)
+          if (keepRv) rv = cur.readStr(cur.pos)
+          else cur.pos = cur.skipValue(cur.pos)
           break
         case 4:
-          owner = this.ownerRefs(cur.pos, listed)
+          owner = this.ownerRefs(cur.pos, sharedRef)
           break
         default:
           cur.pos = cur.skipValue(cur.pos)
@@ -145,19 +175,19 @@ export class PodLayout {
    * `ownerReferences` at `at`: its first `controller: true` entry (controllerOf). The strings of
    * that entry alone are made: where each key's value starts is noted, and read at the end.
    */
-  private ownerRefs(at: number, listed: boolean): OwnerRef | undefined {
+  private ownerRefs(at: number, shared: boolean): OwnerRef | undefined {
     const cur = this.cur
     if (!cur.opens(at, 91)) return undefined
     let owner: OwnerRef | undefined
     for (let e = cur.firstElement(at); e >= 0; e = cur.nextElement(cur.pos)) {
       if (owner !== undefined) cur.pos = cur.skipValue(e)
-      else if (cur.opens(e, 123)) owner = this.ownerRef(e, listed)
+      else if (cur.opens(e, 123)) owner = this.ownerRef(e, shared)
     }
     return owner
   }
 
-  /** An `ownerReferences` entry at `at`, an object: the reference when `controller: true` (the shared one when `listed`). */
-  private ownerRef(at: number, listed: boolean): OwnerRef | undefined {
+  /** An `ownerReferences` entry at `at`, an object: the reference when `controller: true` (the shared one when `shared`). */
+  private ownerRef(at: number, shared: boolean): OwnerRef | undefined {
     const cur = this.cur
     let controller = false
     let kind = -1
@@ -180,8 +210,8 @@ export class PodLayout {
     const k = this.stringAt(kind, true)
     const u = this.stringAt(uid, false)
     const n = this.stringAt(name, false)
-    // A watch event's: shared by the core when it keeps the pod.
-    return listed ? this.model.ownerRef(k, u, n) : newOwnerRef(k, u, n)
+    // A watch event's pod's: shared by the core when it keeps the pod.
+    return shared ? this.model.ownerRef(k, u, n) : newOwnerRef(k, u, n)
   }
 
   /** The value at `at` (-1: absent) as a string, through the cache when `cached`; '' when not a string; cur.pos stays. */

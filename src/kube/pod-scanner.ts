@@ -1,11 +1,11 @@
-// The pods' byte-level converter: a LIST response body or one watch line, as UTF-8 bytes, straight
-// to PodMetas without decoding the text or building the objects (the pod layout, pod-layout.ts,
-// over a JSON cursor, json-cursor.ts). It validates the whole text as JSON.parse does and throws
+// The byte-level converters of pods and of metadata-only ReplicaSets and Jobs: a LIST response
+// body or one watch line, as UTF-8 bytes, straight to metas without decoding the text or building
+// the objects (the layouts of pod-layout.ts over a JSON cursor, json-cursor.ts). It validates the whole text as JSON.parse does and throws
 // a JsonScanError exactly when JSON.parse of the decoded text would throw; the callers (list.ts,
 // watch.ts) then hand the text to JSON.parse for its error message, and count it in `stats`
 // should JSON.parse accept it.
 import { pageArray } from '../model/records.ts'
-import type { PodMeta } from '../model/types.ts'
+import type { OwnerKind, OwnerMeta, PodMeta } from '../model/types.ts'
 import { JsonCursor, keyTable } from './json-cursor.ts'
 import { PodLayout, type PodModel } from './pod-layout.ts'
 
@@ -65,22 +65,31 @@ const LIST_KEYS = keyTable('metadata', 'items')
 const LIST_META_KEYS = keyTable('resourceVersion', 'continue')
 const LINE_KEYS = keyTable('type', 'object')
 
-class PodScanner implements ByteScanner<PodMeta> {
-  readonly stats: ScanStats = { fallbacks: 0, parsedLines: 0 }
-  private readonly cur = new JsonCursor()
-  private readonly pods: PodLayout
+/** How a scanner reads one object of its kind (pod-layout.ts). */
+interface ObjectLayout<T> {
+  /** The value at `i` converted (`listed`: a first LIST's item); cur.pos = after it. */
+  read(i: number, listed: boolean): T | undefined
+  /** `metadata.resourceVersion` of the last object read when its metadata is an object, else ''. */
+  readonly rv: string
+}
 
-  constructor(model: PodModel) {
-    this.pods = new PodLayout(this.cur, model)
+class LayoutScanner<T> implements ByteScanner<T> {
+  readonly stats: ScanStats = { fallbacks: 0, parsedLines: 0 }
+  private readonly cur: JsonCursor
+  private readonly objects: ObjectLayout<T>
+
+  constructor(cur: JsonCursor, objects: ObjectLayout<T>) {
+    this.cur = cur
+    this.objects = objects
   }
 
-  list(body: Uint8Array, listed: boolean): ScannedList<PodMeta> {
+  list(body: Uint8Array, listed: boolean): ScannedList<T> {
     const cur = this.cur
     try {
       const at = cur.openText(body)
       let rv = ''
       let continueToken = ''
-      let items: PodMeta[] | undefined
+      let items: T[] | undefined
       let total = 0
       if (body[at] !== 123) cur.pos = cur.skipValue(at)
       else {
@@ -116,7 +125,7 @@ class PodScanner implements ByteScanner<PodMeta> {
               items = pageArray()
               for (let e = cur.firstElement(cur.pos); e >= 0; e = cur.nextElement(cur.pos)) {
                 total++
-                const meta = this.pods.read(e, listed)
+                const meta = this.objects.read(e, listed)
                 if (meta !== undefined) items.push(meta)
               }
               break
@@ -132,12 +141,12 @@ class PodScanner implements ByteScanner<PodMeta> {
     }
   }
 
-  watchLine(buf: Uint8Array, start: number, end: number): ScannedLine<PodMeta> {
+  watchLine(buf: Uint8Array, start: number, end: number): ScannedLine<T> {
     const cur = this.cur
     try {
       const at = cur.open(buf, start, end)
       let type: string | undefined
-      let object: PodMeta | undefined
+      let object: T | undefined
       let rv = ''
       if (buf[at] !== 123) cur.pos = cur.skipValue(at)
       else {
@@ -151,8 +160,8 @@ class PodScanner implements ByteScanner<PodMeta> {
               }
               break
             case 1:
-              object = this.pods.read(cur.pos, false)
-              rv = this.pods.rv
+              object = this.objects.read(cur.pos, false)
+              rv = this.objects.rv
               break
             default:
               cur.pos = cur.skipValue(cur.pos)
@@ -169,5 +178,21 @@ class PodScanner implements ByteScanner<PodMeta> {
 
 /** A pod scanner with its own cursor and string cache; `model` interns its strings and makes its versions. */
 export function createPodScanner(model: PodModel): ByteScanner<PodMeta> {
-  return new PodScanner(model)
+  const cur = new JsonCursor()
+  return new LayoutScanner(cur, new PodLayout(cur, model))
+}
+
+/**
+ * A scanner of metadata-only ReplicaSets or Jobs (`kind`) with its own cursor and string cache:
+ * what `ownerMetaOf(JSON.parse(text))` gives (src/model/convert.ts), through `model`.
+ */
+export function createOwnerScanner(model: PodModel, kind: OwnerKind): ByteScanner<OwnerMeta> {
+  const cur = new JsonCursor()
+  const layout = new PodLayout(cur, model)
+  return new LayoutScanner<OwnerMeta>(cur, {
+    read: (i) => layout.owner(i, kind),
+    get rv() {
+      return layout.rv
+    },
+  })
 }

@@ -2,7 +2,7 @@
 import type { ModelContext } from '../model/context.ts'
 import { ownerMetaOf, podMetaOf } from '../model/convert.ts'
 import type { OwnerMeta, PodMeta } from '../model/types.ts'
-import { createPodScanner, type ByteScanner } from './pod-scanner.ts'
+import { createOwnerScanner, createPodScanner, type ByteScanner } from './pod-scanner.ts'
 
 /** What the watch layer reads of every converted object: its uid and its resource version. */
 export interface KubeObject {
@@ -28,7 +28,8 @@ export interface ResourceSpec<T extends KubeObject> {
   readonly convert: (obj: unknown, listed: boolean) => T | undefined
   /**
    * Optional byte-level fast path (src/kube/pod-scanner.ts): LIST bodies and watch lines as UTF-8 bytes
-   * straight to metas, with the same results as JSON.parse + `convert`.
+   * straight to metas, with the same results as JSON.parse + `convert` (every collection has one;
+   * `convert` stays for what the scanner rejects, and as the reference of the tests).
    */
   readonly scan?: ByteScanner<T>
 }
@@ -62,6 +63,7 @@ export const replicaSetsResource = (model: ModelContext): ResourceSpec<OwnerMeta
   listAccept: METADATA_LIST,
   watchAccept: METADATA_WATCH,
   convert: (obj) => ownerMetaOf(model, 'ReplicaSet', obj),
+  scan: createOwnerScanner(model, 'ReplicaSet'),
 })
 
 /** `batch/v1` Jobs, metadata only, converted through `model`. */
@@ -71,4 +73,5 @@ export const jobsResource = (model: ModelContext): ResourceSpec<OwnerMeta> => ({
   listAccept: METADATA_LIST,
   watchAccept: METADATA_WATCH,
   convert: (obj) => ownerMetaOf(model, 'Job', obj),
+  scan: createOwnerScanner(model, 'Job'),
 })

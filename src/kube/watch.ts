@@ -101,7 +101,7 @@ export async function openWatch<T extends KubeObject>(
   const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock, bulk: req.streamingList })
   if (res.status !== 200) throw await responseError(res, clock.now())
 
-  // Lines framed as bytes: pods scanned without decoding (pod-scanner.ts), others decoded and JSON.parsed.
+  // Lines framed as bytes: scanned without decoding (pod-scanner.ts) when the resource has a scanner, else decoded and JSON.parsed.
   const scanner = spec.scan
   const bytes = new ByteLineFramer()
   let lines = 0
