@@ -401,6 +401,18 @@ describe('§6 epochs, priming and relists', () => {
     expect(core.stats().replicaSetsStored).toBe(1)
   })
 
+  it('the first owner list into an empty store keeps what it listed; the next relist sweeps what it did not', () => {
+    const core = primedCore()
+    core.owners('ReplicaSet', { type: 'init' }, 0)
+    for (const r of ['r1', 'r2']) core.owners('ReplicaSet', { type: 'initApply', object: rs(r) }, 0)
+    core.owners('ReplicaSet', { type: 'initDone' }, 0)
+    expect(core.stats().replicaSetsStored).toBe(2)
+    core.owners('ReplicaSet', { type: 'init' }, 0)
+    core.owners('ReplicaSet', { type: 'initApply', object: rs('r2') }, 0)
+    core.owners('ReplicaSet', { type: 'initDone' }, 0)
+    expect(core.stats().replicaSetsStored).toBe(1)
+  })
+
   it('waiting limit: asks for an owner relist, then a new epoch on the same connection, with backoff', () => {
     const core = primedCore({ waitingLimit: 2, forcedResyncMinIntervalMs: 60_000, forcedResyncMaxIntervalMs: 240_000 })
     core.pods(apply(pod('ok')), 0)

@@ -64,7 +64,9 @@ export function createOwnerStores(ttlMs: number, capacity: number): OwnerStores 
       while (tombs.size > capacity) tombs.delete(tombs.keys().next().value!)
     },
     beginRelist(kind) {
-      live[kind].relist = new Set()
+      // Into an empty store (the first list) nothing can vanish: no set of every uid listed, which
+      // grew through the list and died at its end (6 MB of old garbage at 150k pods: bench/README.md, issue 34).
+      live[kind].relist = live[kind].objects.size > 0 ? new Set() : undefined
     },
     endRelist(kind) {
       const store = live[kind]
