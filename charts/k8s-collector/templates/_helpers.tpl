@@ -62,7 +62,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if .Values.resources }}
 {{- toYaml .Values.resources }}
 {{- else }}
-{{- $presets := dict "small" (list "192Mi" "256Mi") "medium" (list "256Mi" "320Mi") "large" (list "512Mi" "640Mi") }}
+{{- $presets := dict "small" (list "192Mi" "256Mi") "medium" (list "256Mi" "320Mi") "large" (list "384Mi" "448Mi") }}
 {{- $row := get $presets .Values.clusterSize }}
 requests:
   cpu: 100m
