@@ -9,7 +9,7 @@ import { createKubectl } from '../e2e/harness/kubectl.ts'
 import { waitFor } from '../e2e/harness/wait.ts'
 import { COLLECTOR_ACCOUNT, COLLECTOR_NAMESPACE, collectorKubeconfig } from '../e2e/k8s/backend.ts'
 import { startControlPlane, type ControlPlane } from '../e2e/k8s/control-plane.ts'
-import { apiCost, COST_METRICS, lessBaseline, type ApiCost } from './real/api-cost.ts'
+import { apiCost, COST_METRICS, heapAllocated, lessBaseline, type ApiCost } from './real/api-cost.ts'
 import { auditPolicy, createAuditReader, type AuditRequest } from './real/audit.ts'
 import { createH2Client, type H2Client } from './real/h2-client.ts'
 import { parsePromText, type Sample } from './real/prom-text.ts'
@@ -51,6 +51,11 @@ interface EntrantFigures {
   readonly churnSeconds: number
   /** kube-apiserver's process CPU (utime + stime) over the sync and churn windows, ms. */
   readonly apiserverCpuMs: { readonly sync: number; readonly churn: number }
+  /**
+   * kube-apiserver's memory over the sync window: Go heap bytes allocated, less its idle rate
+   * measured just before; the peak of its RSS (sampled every 100 ms) over its RSS at the start.
+   */
+  readonly apiserverSyncMem: { readonly allocMB: number; readonly idleAllocMBPerS: number; readonly peakRssDeltaMB: number }
   /** The collector's response body bytes (k8s_collector_api_response_*_bytes_total) over the sync and churn windows. */
   readonly apiBodies?: { readonly sync: { wire: number; decoded: number }; readonly churn: { wire: number; decoded: number } }
 }
@@ -94,12 +99,49 @@ function serviceAccountDir(dir: string, plane: ControlPlane, kubeconfig: string)
   return sa
 }
 
-async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit: ReturnType<typeof createAuditReader>, who: Entrant, minutes: number, baseline: { cost: ApiCost; replaced: number }, apiserverCpu: () => number): Promise<EntrantFigures> {
+/** kube-apiserver's VmRSS in MB (NaN when it cannot be read). */
+function rssMB(pid: number | undefined): number {
+  if (pid === undefined) return NaN
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) / 1024 : NaN
+  } catch {
+    return NaN
+  }
+}
+
+/** The peak of kube-apiserver's RSS from now until `stop()`, sampled every 100 ms. */
+function rssPeak(pid: number | undefined): { stop(): number } {
+  let peak = rssMB(pid)
+  const timer = setInterval(() => {
+    const now = rssMB(pid)
+    if (!(now <= peak)) peak = now
+  }, 100)
+  return {
+    stop() {
+      clearInterval(timer)
+      return Math.max(peak, rssMB(pid))
+    },
+  }
+}
+
+/** How long the server's idle heap allocation rate is measured before each collector. */
+const IDLE_ALLOC_MS = 10_000
+
+async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit: ReturnType<typeof createAuditReader>, who: Entrant, minutes: number, baseline: { cost: ApiCost; replaced: number }, apiserverCpu: () => number, apiserverPid: () => number | undefined): Promise<EntrantFigures> {
   const log = (line: string) => console.log(`  real: ${who.label}: ${line}`)
   await waitQuiet(api, cluster.pods, 120_000)
+  const idle0 = await scrape(api)
+  const idleStart = performance.now()
+  await sleep(IDLE_ALLOC_MS)
   audit.skipToEnd()
   const m0 = await scrape(api)
+  const idleAllocPerMs = heapAllocated(idle0, m0) / (performance.now() - idleStart)
   const a0 = apiserverCpu()
+  const pid = apiserverPid()
+  const rss0 = rssMB(pid)
+  const peak = rssPeak(pid)
+  const w0 = performance.now()
   const apiOnly = who.contender?.apiOnly === true
   const run = await runCollector(cluster, real, who.contender ? { contender: who.contender } : { runtime: who.runtime })
   try {
@@ -121,7 +163,9 @@ async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit
     await sleep(SETTLE_MS)
     const mem = run.mem()
     const m1 = await scrape(api)
+    const syncMs = performance.now() - w0
     const a1 = apiserverCpu()
+    const rssPeakMB = peak.stop()
     const b1 = apiOnly ? undefined : await bodyBytes(run)
     syncReqs.push(...audit.read())
     const cpu0 = run.cpuMs()
@@ -149,9 +193,15 @@ async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit
       churn: lessBaseline(apiCost(m1, m2, churnReqs, FLOW_SCHEMA), baseline.cost, churned.replaced / baseline.replaced),
       churnSeconds: churned.seconds,
       apiserverCpuMs: { sync: a1 - a0, churn: a2 - a1 },
+      apiserverSyncMem: {
+        allocMB: (heapAllocated(m0, m1) - idleAllocPerMs * syncMs) / 1e6,
+        idleAllocMBPerS: (idleAllocPerMs * 1000) / 1e6,
+        peakRssDeltaMB: rssPeakMB - rss0,
+      },
       ...(b1 && b2 ? { apiBodies: { sync: b1, churn: less(b2, b1) } } : {}),
     }
   } finally {
+    peak.stop()
     await run.stop()
   }
 }
@@ -213,7 +263,7 @@ export async function benchReal(opts: BenchOptions): Promise<BenchSection> {
       const pid = apiserverPid(plane)
       return pid === undefined ? NaN : cpuMs(pid)
     }
-    for (const e of entrants) results.push(await measure(cluster, real, api, audit, e, minutes, baseline, apiserverCpu))
+    for (const e of entrants) results.push(await measure(cluster, real, api, audit, e, minutes, baseline, apiserverCpu, () => apiserverPid(plane)))
 
     const figures: Record<string, number | string> = {
       server: plane.version,
@@ -254,6 +304,7 @@ export async function benchReal(opts: BenchOptions): Promise<BenchSection> {
         "requests by verb: the API server's audit log (Metadata level for the collector's user only; kube-apiserver v1.37 metrics have no user-agent label), each request counted once when it started answering; flowschema_requests = apiserver_flowcontrol_dispatched_requests_total of a FlowSchema matching only the collector (cross-check)",
         `bytes by verb: apiserver_response_sizes_sum (LIST, GET) and apiserver_watch_events_sizes_sum (WATCH) of pods, replicasets and jobs — server-wide metrics, so each collector runs alone and the churn windows have a baseline of ${baselineMinutes} min of the same churn without a collector (the other clients' share) subtracted, scaled to the window; the sync windows have no churn and no baseline; other_clients_lists = lists of pods, replicasets and jobs by other clients in the window (apiserver_request_total LIST + apiserver_watch_list_duration_seconds_count, less the collector's own): each brings a whole list's events or bytes into the server-wide figures, noise the baseline cannot remove`,
         'apiserver_cpu_ms: kube-apiserver\'s process CPU (/proc utime + stime) over the window, every client\'s work included (the sync window has no churn); collector_wire_MB / collector_decoded_MB: the collector\'s own k8s_collector_api_response_wire_bytes_total and …_decoded_bytes_total over the window (the watch bytes as sent: apiserver_watch_events_sizes counts events before compression); api_compression: K8S_COLLECTOR_API_COMPRESSION of the run',
+        `apiserver_alloc_MB: kube-apiserver's Go heap bytes allocated over the sync window (go_memstats_alloc_bytes_total), less its idle rate over the ${IDLE_ALLOC_MS / 1000} s just before (idle_apiserver_alloc_MB_per_s, the scrapes included); apiserver_peak_rss_delta_MB: its VmRSS sampled every 100 ms over the window, the peak less the value at the start — the collectors run in turn, so a heap grown by an earlier one can hide a later one's growth`,
         'one run per collector on a shared 2-core machine: timing and CPU figures are noisy (compare ratios within the run); request counts and bytes are the server\'s',
       ],
     }
@@ -298,6 +349,9 @@ function entrantFigures(k: string, f: EntrantFigures): Record<string, number | s
   }
   out[`${p}_sync_apiserver_cpu_ms`] = Math.round(f.apiserverCpuMs.sync)
   out[`${p}_churn_apiserver_cpu_ms`] = Math.round(f.apiserverCpuMs.churn)
+  out[`${p}_sync_apiserver_alloc_MB`] = round(f.apiserverSyncMem.allocMB)
+  out[`${p}_idle_apiserver_alloc_MB_per_s`] = round(f.apiserverSyncMem.idleAllocMBPerS, 2)
+  out[`${p}_sync_apiserver_peak_rss_delta_MB`] = round(f.apiserverSyncMem.peakRssDeltaMB)
   if (f.apiBodies) {
     for (const [window, b] of [['sync', f.apiBodies.sync], ['churn', f.apiBodies.churn]] as const) {
       out[`${p}_${window}_collector_wire_MB`] = MB(b.wire)

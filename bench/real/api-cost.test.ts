@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { apiCost, COST_METRICS, lessBaseline } from './api-cost.ts'
+import { apiCost, COST_METRICS, heapAllocated, lessBaseline } from './api-cost.ts'
 import { parsePromText } from './prom-text.ts'
 
 const scrape = (name: string) => parsePromText(readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8'), (n) => COST_METRICS.has(n))
@@ -33,6 +33,20 @@ describe('apiCost', () => {
     const b = parsePromText('apiserver_request_total{verb="LIST",resource="pods"} 15\napiserver_watch_list_duration_seconds_count{resource="pods"} 4\n')
     const mine = [own('/api/v1/pods?limit=500'), own('/api/v1/pods?watch=1&sendInitialEvents=true', 'WATCH'), own('/api/v1/pods?watch=1&resourceVersion=5', 'WATCH')]
     expect(apiCost(a, b, mine, 'x').otherLists).toBe(5 + 2 - 2)
+  })
+})
+
+describe('heapAllocated', () => {
+  it("takes the Go heap's allocations between two real scrapes (kube-apiserver v1.37.2)", () => {
+    // The two lines of each fixture come from the scrapes of one run, before and after its collectors.
+    expect(heapAllocated(scrape('metrics-before.txt'), scrape('metrics-after.txt'))).toBe(1.6098979968e10 - 1.164038824e10)
+  })
+
+  it('falls back to the runtime/metrics name, and is NaN without either', () => {
+    const a = parsePromText('go_gc_heap_allocs_bytes_total 1e9\n')
+    const b = parsePromText('go_gc_heap_allocs_bytes_total 1.5e9\n')
+    expect(heapAllocated(a, b)).toBe(5e8)
+    expect(heapAllocated(parsePromText('apiserver_request_total{verb="LIST"} 1\n'), b)).toBeNaN()
   })
 })
 

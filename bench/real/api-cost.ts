@@ -14,7 +14,23 @@ export const COST_METRICS: ReadonlySet<string> = new Set([
   'apiserver_watch_events_total',
   'apiserver_flowcontrol_dispatched_requests_total',
   'apiserver_watch_list_duration_seconds_count',
+  // The server's Go heap: bytes allocated since start (client_golang's Go collector; the runtime/metrics name as a fallback).
+  'go_memstats_alloc_bytes_total',
+  'go_gc_heap_allocs_bytes_total',
 ])
+
+/**
+ * Bytes kube-apiserver's Go heap allocated between two scrapes (`go_memstats_alloc_bytes_total`,
+ * else `go_gc_heap_allocs_bytes_total`): NaN when neither scrape has them.
+ */
+export function heapAllocated(before: readonly Sample[], after: readonly Sample[]): number {
+  for (const name of ['go_memstats_alloc_bytes_total', 'go_gc_heap_allocs_bytes_total']) {
+    const a = before.find((x) => x.name === name)
+    const b = after.find((x) => x.name === name)
+    if (a && b) return b.value - a.value
+  }
+  return NaN
+}
 
 /** The resources a collector lists and watches. */
 const COLLECTED = new Set(['pods', 'replicasets', 'jobs'])
