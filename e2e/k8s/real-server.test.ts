@@ -172,6 +172,19 @@ describe('the real server: streaming lists, restarts, least privilege, Events, l
     }
   }, 240_000)
 
+  it('--api-list pages: paginated LISTs where the server serves streaming lists, the same cluster', async () => {
+    const extra = await extraCollector(cluster, { hostname: 'pages', kubeconfig: cluster.kubeconfig, args: ['--api-list', 'pages'] })
+    try {
+      await converged(async () => ({ cluster: await cluster.objects(), tap: await cluster.tapState() }), 'pages', 90_000)
+      const text = await extra.metrics()
+      for (const stream of ['pods', 'replicasets', 'jobs']) {
+        assert.equal(metric(text, 'k8s_collector_watch_streaming_list', `stream="${stream}"`), 0, `${stream}: a paginated list`)
+      }
+    } finally {
+      await extra.stop()
+    }
+  }, 120_000)
+
   it('kube-apiserver killed and started again: the streams resume, nothing lost, no new epoch', async () => {
     const before = await settled(cluster)
     await plane.restartApiServer()

@@ -35,6 +35,7 @@ describe('resolveRunConfig', () => {
       labels: [],
       apiSilenceLimitSecs: 30,
       apiCompression: 'gzip',
+      apiList: 'streaming',
       httpListen: { host: '0.0.0.0', port: 8080 },
       logLevel: 'info',
       logFormat: 'json',
@@ -57,6 +58,7 @@ describe('resolveRunConfig', () => {
     'reducer-silence-limit-secs': ['25', '40'],
     'api-silence-limit-secs': ['45', '60'],
     'api-compression': ['gzip', 'none'],
+    'api-list': ['streaming', 'pages'],
   }
   it.each(both.map((o) => [o.flag!, o.env!] as const))('--%s over %s over the default', (flag, env) => {
     const [fromFlag, fromEnv] = sample[flag] ?? ['3', '4']

@@ -52,6 +52,13 @@ export const RUN_OPTIONS = {
     default: 'gzip',
     help: 'ask the API server for gzip-compressed responses: it compresses streaming lists and LISTs past 128 KiB (13× fewer bytes to sync 10k pods), never ordinary watches; the collector decodes every gzip member (sync CPU: Node the same, Deno +7 %; on Deno the lists then go over HTTP/2, ~9 MB more RSS at 10k pods: bench/README.md "Compression"). `none` asks for uncompressed responses'
   },
+  apiList: {
+    flag: 'api-list',
+    env: 'K8S_COLLECTOR_API_LIST',
+    type: oneOf(['streaming', 'pages'] as const),
+    default: 'streaming',
+    help: 'how to list: `streaming` asks for streaming lists (`sendInitialEvents`, 3 requests to sync; paginated LIST where the server has none), `pages` always lists by paginated LIST (500 objects a page): at 10k pods on kube-apiserver v1.37 a quarter of its CPU and a third of its heap allocations for the sync, the same bytes, 29 requests instead of 6, ~12 MB more collector RSS (bench/README.md "Compression")',
+  },
   httpListen: { flag: 'http-listen', env: 'K8S_COLLECTOR_HTTP_LISTEN', type: hostPort, default: '0.0.0.0:8080', help: '`/healthz`, `/readyz` and `/metrics` listener' },
   leaderElect: {
     flag: 'leader-elect',
