@@ -37,6 +37,15 @@ export const junk: fc.Arbitrary<Node> = fc.letrec<{ v: Node }>((tie) => ({
   ),
 })).v
 
+/** A JSON string of `a`'s strings. */
+export const strNode = (a: fc.Arbitrary<string>): fc.Arbitrary<Node> => a.map((s) => ({ s }))
+
+/** A JSON array of up to 4 of `a`'s values, some of them other values. */
+export const arrayOfNodes = (a: fc.Arbitrary<Node>): fc.Arbitrary<Node> => fc.array(fc.oneof({ weight: 4, arbitrary: a }, { weight: 1, arbitrary: junk }), { maxLength: 4 }).map((x) => ({ a: x }))
+
+/** A uid: any short string, often one of a few that repeat (and ''). */
+export const idString = fc.oneof(unicodeString, fc.constantFrom('u-1', 'u-2', ''))
+
 /** An object of chosen fields (each maybe mistyped, maybe duplicated) plus unknown fields, in random order. */
 export function objectOf(fields: Record<string, fc.Arbitrary<Node>>): fc.Arbitrary<Node> {
   const entries = Object.entries(fields).map(([k, v]) => fc.array(fc.tuple(fc.constant(k), fc.oneof({ weight: 5, arbitrary: v }, { weight: 1, arbitrary: junk })), { maxLength: 2 }))
@@ -118,3 +127,17 @@ export const validityCases: readonly string[] = [
   '[' + '[{"a":'.repeat(5000) + '1' + '}]'.repeat(5000) + ']', '[' + '['.repeat(20000) + ']'.repeat(19999),
   '{"a":-0,"b":0.0e-0,"c":1E+2,"d":-12.5E3,"e":[],"f":{},"g":"\\/","h":[[[]]]}', '{"metadata":{"uid":"u"}}\n\r\t ',
 ]
+
+/**
+ * The `metadata` fields the collector reads of a pod, a ReplicaSet or a Job (uid, name, namespace,
+ * resourceVersion, ownerReferences with `controller` true, false or mistyped), for `objectOf`.
+ */
+export const metadataFields: Record<string, fc.Arbitrary<Node>> = {
+  uid: strNode(idString),
+  name: strNode(unicodeString),
+  namespace: strNode(unicodeString),
+  resourceVersion: strNode(unicodeString),
+  ownerReferences: arrayOfNodes(
+    objectOf({ controller: fc.constantFrom<Node>({ l: 'true' }, { l: 'false' }, { s: 'true' }), kind: strNode(unicodeString), uid: strNode(idString), name: strNode(unicodeString) }),
+  ),
+}

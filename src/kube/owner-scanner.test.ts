@@ -7,14 +7,12 @@ import { describe, expect, it } from 'vitest'
 import { createModelContext } from '../model/context.ts'
 import { ownerMetaOf } from '../model/convert.ts'
 import type { OwnerKind, OwnerMeta } from '../model/types.ts'
-import { memoryClient } from '../../e2e/harness/memory-client.ts'
+import { cuts, listVia, watchVia } from '../../e2e/harness/memory-client.ts'
 import { listBody } from '../../e2e/harness/fake-apiserver.ts'
-import { bytesOf, corrupted, junk, objectOf, punctuation, serialize, unicodeString, validityCases, type Node } from '../../e2e/harness/json-text.ts'
+import { bytesOf, corrupted, junk, metadataFields, objectOf, punctuation, serialize, strNode as str, unicodeString, validityCases, type Node } from '../../e2e/harness/json-text.ts'
 import { JsonScanError } from './json-skip.ts'
-import { fetchListPage, type ListPage } from './list.ts'
 import { createOwnerScanner } from './pod-scanner.ts'
 import { jobsResource, replicaSetsResource, type ResourceSpec } from './resources.ts'
-import { openWatch, type WatchItem } from './watch.ts'
 
 const model = createModelContext()
 const rsSpec = replicaSetsResource(model)
@@ -106,19 +104,8 @@ describe('owner scanners: one object', () => {
 
 // ---- generated owners (fast-check) ---------------------------------------------------------
 
-const str = (a: fc.Arbitrary<string>): fc.Arbitrary<Node> => a.map((s) => ({ s }))
-const arrayOf = (a: fc.Arbitrary<Node>): fc.Arbitrary<Node> => fc.array(fc.oneof({ weight: 4, arbitrary: a }, { weight: 1, arbitrary: junk }), { maxLength: 4 }).map((x) => ({ a: x }))
-const idString = fc.oneof(unicodeString, fc.constantFrom('u-1', 'u-2', ''))
-
 const ownerNode: fc.Arbitrary<Node> = objectOf({
-  metadata: objectOf({
-    uid: str(idString),
-    name: str(unicodeString),
-    namespace: str(unicodeString),
-    resourceVersion: str(unicodeString),
-    ownerReferences: arrayOf(objectOf({ controller: fc.constantFrom<Node>({ l: 'true' }, { l: 'false' }, { s: 'true' }), kind: str(unicodeString), uid: str(idString), name: str(unicodeString) })),
-    labels: objectOf({ app: str(unicodeString) }),
-  }),
+  metadata: objectOf({ ...metadataFields, labels: objectOf({ app: str(unicodeString) }) }),
   kind: str(fc.constantFrom('PartialObjectMetadata', 'ReplicaSet')),
   spec: junk,
 })
@@ -139,36 +126,6 @@ describe('owner scanners: generated objects (fast-check)', () => {
 })
 
 // ---- through fetchListPage and openWatch ---------------------------------------------------
-
-const cuts = (b: Uint8Array, ...at: number[]): Uint8Array[] => {
-  const out: Uint8Array[] = []
-  let start = 0
-  for (const c of at) {
-    out.push(b.subarray(start, c))
-    start = c
-  }
-  out.push(b.subarray(start))
-  return out
-}
-
-async function listVia(spec: ResourceSpec<OwnerMeta>, chunks: Uint8Array[]): Promise<ListPage<OwnerMeta> | { error: string }> {
-  try {
-    return await fetchListPage(memoryClient(chunks), spec, { limit: 500, idleTimeoutMs: 5000 })
-  } catch (err) {
-    return { error: `${(err as Error).name}: ${(err as Error).message}` }
-  }
-}
-
-async function watchVia(spec: ResourceSpec<OwnerMeta>, chunks: Uint8Array[]): Promise<(WatchItem<OwnerMeta> | { error: string })[]> {
-  const conn = await openWatch(memoryClient(chunks), spec, { streamingList: false, resourceVersion: '1', timeoutSeconds: 60, idleTimeoutMs: 5000 })
-  const out: (WatchItem<OwnerMeta> | { error: string })[] = []
-  try {
-    for (let item = await conn.next(); item; item = await conn.next()) out.push(item)
-  } catch (err) {
-    out.push({ error: `${(err as Error).name}: ${(err as Error).message}` })
-  }
-  return out
-}
 
 const owners = [
   { metadata: { name: 'web-1', namespace: 'shop', uid: 'rs-1', resourceVersion: '3', ownerReferences: [{ kind: 'Deployment', name: 'web', uid: 'd-1', controller: true }] } },

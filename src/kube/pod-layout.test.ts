@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { createModelContext } from '../model/context.ts'
 import { podMetaOf } from '../model/convert.ts'
 import type { PodMeta } from '../model/types.ts'
-import { bin, bytesOf, corrupted, junk, objectOf, punctuation, serialize, unicodeString, type Node, validityCases } from '../../e2e/harness/json-text.ts'
+import { arrayOfNodes as arrayOf, bin, bytesOf, corrupted, idString, metadataFields, objectOf, punctuation, serialize, strNode as str, unicodeString, type Node, validityCases } from '../../e2e/harness/json-text.ts'
 import { JsonCursor } from './json-cursor.ts'
 import { JsonScanError } from './json-skip.ts'
 import { PodLayout } from './pod-layout.ts'
@@ -221,20 +221,11 @@ describe('scanPodJson: JSON semantics', () => {
 
 // ---- generated pods (fast-check) ---------------------------------------------------------
 
-const str = (a: fc.Arbitrary<string>): fc.Arbitrary<Node> => a.map((s) => ({ s }))
-const arrayOf = (a: fc.Arbitrary<Node>): fc.Arbitrary<Node> => fc.array(fc.oneof({ weight: 4, arbitrary: a }, { weight: 1, arbitrary: junk }), { maxLength: 4 }).map((x) => ({ a: x }))
 const ipText = fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('', '1.2.3', '01.2.3.4', '1.2.3.4 '))
 const pick = <T,>(...xs: T[]): fc.Arbitrary<T> => fc.constantFrom(...xs)
-const idString = fc.oneof(unicodeString, pick('u-1', 'u-2', ''))
 
 const podNode: fc.Arbitrary<Node> = objectOf({
-  metadata: objectOf({
-    uid: str(idString),
-    name: str(unicodeString),
-    namespace: str(unicodeString),
-    resourceVersion: str(unicodeString),
-    ownerReferences: arrayOf(objectOf({ controller: fc.constantFrom<Node>({ l: 'true' }, { l: 'false' }, { s: 'true' }), kind: str(unicodeString), uid: str(idString), name: str(unicodeString) })),
-  }),
+  metadata: objectOf(metadataFields),
   spec: objectOf({ hostNetwork: fc.constantFrom<Node>({ l: 'true' }, { l: 'false' }) }),
   status: objectOf({
     podIP: str(ipText),

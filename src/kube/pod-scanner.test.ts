@@ -6,7 +6,7 @@ import { createModelContext } from '../model/context.ts'
 import { podMetaOf } from '../model/convert.ts'
 import { newOwnerRef } from '../model/records.ts'
 import type { PodMeta } from '../model/types.ts'
-import { memoryClient } from '../../e2e/harness/memory-client.ts'
+import { cuts, listVia, watchVia } from '../../e2e/harness/memory-client.ts'
 import { KubeDecodeError, KubeTransportError } from './errors.ts'
 import { listBody, podObject, sendJson, startFakeApiServer, startWatchBody, type FakeApiServer } from '../../e2e/harness/fake-apiserver.ts'
 import { bin, bytesOf } from '../../e2e/harness/json-text.ts'
@@ -28,25 +28,6 @@ const scanner = createPodScanner(model)
 const plain = (m: PodMeta | undefined) => m && podMetaFields(m)
 
 const textSpec: ResourceSpec<PodMeta> = { ...podSpec, scan: undefined }
-
-const cuts = (b: Uint8Array, ...at: number[]): Uint8Array[] => {
-  const out: Uint8Array[] = []
-  let start = 0
-  for (const c of at) {
-    out.push(b.subarray(start, c))
-    start = c
-  }
-  out.push(b.subarray(start))
-  return out
-}
-
-async function listVia(spec: ResourceSpec<PodMeta>, chunks: Uint8Array[]): Promise<ListPage<PodMeta> | { error: string }> {
-  try {
-    return await fetchListPage(memoryClient(chunks), spec, { limit: 500, idleTimeoutMs: 5000 })
-  } catch (err) {
-    return { error: `${(err as Error).name}: ${(err as Error).message}` }
-  }
-}
 
 const samplePods = [
   podObject({ name: 'é-pod-😀', uid: 'u1', rv: 3, ip: '10.0.0.1', images: ['nginx', 'busybox'], owner: { kind: 'ReplicaSet', name: 'rs', uid: 'r1' } }),
@@ -105,17 +86,6 @@ describe('scanner.list and fetchListPage', () => {
     expect(podSpec.scan!.stats.fallbacks).toBe(before)
   })
 })
-
-async function watchVia(spec: ResourceSpec<PodMeta>, chunks: Uint8Array[]): Promise<(WatchItem<PodMeta> | { error: string })[]> {
-  const conn = await openWatch(memoryClient(chunks), spec, { streamingList: false, resourceVersion: '1', timeoutSeconds: 60, idleTimeoutMs: 5000 })
-  const out: (WatchItem<PodMeta> | { error: string })[] = []
-  try {
-    for (let item = await conn.next(); item; item = await conn.next()) out.push(item)
-  } catch (err) {
-    out.push({ error: `${(err as Error).name}: ${(err as Error).message}` })
-  }
-  return out
-}
 
 describe('scanner.watchLine and openWatch', () => {
   const lines = [
