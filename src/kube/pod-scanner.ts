@@ -1,9 +1,9 @@
 // The byte-level converters of pods and of metadata-only ReplicaSets and Jobs: a LIST response
 // body or one watch line, as UTF-8 bytes, straight to metas without decoding the text or building
-// the objects (the layouts of pod-layout.ts over a JSON cursor, json-cursor.ts). It validates the whole text as JSON.parse does and throws
-// a JsonScanError exactly when JSON.parse of the decoded text would throw; the callers (list.ts,
-// watch.ts) then hand the text to JSON.parse for its error message, and count it in `stats`
-// should JSON.parse accept it.
+// the objects (the layouts of pod-layout.ts over a JSON cursor, json-cursor.ts). Each validates
+// the whole text as JSON.parse does and throws a JsonScanError exactly when JSON.parse of the
+// decoded text would throw; the callers (list.ts, watch.ts) then hand the text to JSON.parse for
+// its error message, and count it in `stats` should JSON.parse accept it.
 import { pageArray } from '../model/records.ts'
 import type { OwnerKind, OwnerMeta, PodMeta } from '../model/types.ts'
 import { JsonCursor, keyTable } from './json-cursor.ts'
