@@ -15,7 +15,7 @@ import { createH2Client, type H2Client } from './real/h2-client.ts'
 import { parsePromText, type Sample } from './real/prom-text.ts'
 import { createRealCluster, startChurn, waitQuiet, type RealCluster } from './real/workload.ts'
 import { allContenders, collectorCommand, runCollector, syncRuntimes, type Contender, type CollectorRuntime, type RealApi } from './replay/collector.ts'
-import { cpuMs, round, sizeLabel, sleep } from './replay/proc.ts'
+import { cpuMs, memMB, round, sizeLabel, sleep } from './replay/proc.ts'
 import type { BenchOptions, BenchSection } from './types.ts'
 
 const SETTLE_MS = 3_000
@@ -99,12 +99,11 @@ function serviceAccountDir(dir: string, plane: ControlPlane, kubeconfig: string)
   return sa
 }
 
-/** kube-apiserver's VmRSS in MB (NaN when it cannot be read). */
+/** kube-apiserver's RSS in MB (NaN when it cannot be read). */
 function rssMB(pid: number | undefined): number {
   if (pid === undefined) return NaN
   try {
-    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m ? Number(m[1]) / 1024 : NaN
+    return memMB(pid).rssMB
   } catch {
     return NaN
   }
@@ -128,8 +127,12 @@ function rssPeak(pid: number | undefined): { stop(): number } {
 /** How long the server's idle heap allocation rate is measured before each collector. */
 const IDLE_ALLOC_MS = 10_000
 
-async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit: ReturnType<typeof createAuditReader>, who: Entrant, minutes: number, baseline: { cost: ApiCost; replaced: number }, apiserverCpu: () => number, apiserverPid: () => number | undefined): Promise<EntrantFigures> {
+async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit: ReturnType<typeof createAuditReader>, who: Entrant, minutes: number, baseline: { cost: ApiCost; replaced: number }, apiserverPid: () => number | undefined): Promise<EntrantFigures> {
   const log = (line: string) => console.log(`  real: ${who.label}: ${line}`)
+  const apiserverCpu = (): number => {
+    const pid = apiserverPid()
+    return pid === undefined ? NaN : cpuMs(pid)
+  }
   await waitQuiet(api, cluster.pods, 120_000)
   const idle0 = await scrape(api)
   const idleStart = performance.now()
@@ -259,11 +262,7 @@ export async function benchReal(opts: BenchOptions): Promise<BenchSection> {
 
     const entrants: Entrant[] = [...syncRuntimes.map((runtime) => ({ label: runtime, runtime })), ...allContenders.map((contender) => ({ label: contender.name, contender }))]
     const results: EntrantFigures[] = []
-    const apiserverCpu = (): number => {
-      const pid = apiserverPid(plane)
-      return pid === undefined ? NaN : cpuMs(pid)
-    }
-    for (const e of entrants) results.push(await measure(cluster, real, api, audit, e, minutes, baseline, apiserverCpu, () => apiserverPid(plane)))
+    for (const e of entrants) results.push(await measure(cluster, real, api, audit, e, minutes, baseline, () => apiserverPid(plane)))
 
     const figures: Record<string, number | string> = {
       server: plane.version,
