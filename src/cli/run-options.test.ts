@@ -36,6 +36,7 @@ describe('resolveRunConfig', () => {
       apiSilenceLimitSecs: 30,
       apiCompression: 'gzip',
       apiList: 'streaming',
+      apiEncoding: 'protobuf',
       httpListen: { host: '0.0.0.0', port: 8080 },
       logLevel: 'info',
       logFormat: 'json',
@@ -59,6 +60,7 @@ describe('resolveRunConfig', () => {
     'api-silence-limit-secs': ['45', '60'],
     'api-compression': ['gzip', 'none'],
     'api-list': ['streaming', 'pages'],
+    'api-encoding': ['protobuf', 'json'],
   }
   it.each(both.map((o) => [o.flag!, o.env!] as const))('--%s over %s over the default', (flag, env) => {
     const [fromFlag, fromEnv] = sample[flag] ?? ['3', '4']

@@ -52,7 +52,7 @@ export default defineCommand({
 
     let client: KubeWriteClient
     try {
-      client = createKubeClient({ ...(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {}), silenceLimitMs: config.apiSilenceLimitSecs * 1000, compression: config.apiCompression, streamingList: config.apiList === 'pages' ? 'never' : 'auto' })
+      client = createKubeClient({ ...(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {}), silenceLimitMs: config.apiSilenceLimitSecs * 1000, compression: config.apiCompression, encoding: config.apiEncoding, streamingList: config.apiList === 'pages' ? 'never' : 'auto' })
     } catch (err) {
       log.error(`cannot load the Kubernetes configuration: ${(err as Error).message}`)
       process.exitCode = 1

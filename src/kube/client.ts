@@ -56,6 +56,11 @@ export interface KubeClientOptions {
    * compressed, so with `gzip` LIST pages and streaming lists go over HTTP/2 when the server speaks it.
    */
   readonly compression?: 'gzip' | 'none'
+  /**
+   * What pods are asked for in (docs/kube-api.md "Protobuf responses"): `protobuf` first and JSON
+   * second, as client-go's typed clients, or `json` only (default).
+   */
+  readonly encoding?: 'protobuf' | 'json'
 }
 
 /** How requests reach the server: a shared HTTP/2 connection checked by PING, or HTTP/1.1. */
@@ -80,6 +85,8 @@ export interface KubeClient {
   readonly pings?: Readonly<PingCounts>
   /** Response body bytes so far, as received (compressed when the server compressed them) and decoded. */
   readonly traffic?: Readonly<BodyTraffic>
+  /** `protobuf`: resources with a protobuf reader ask for it first ({@link KubeClientOptions.encoding}); unset: JSON. */
+  readonly encoding?: 'protobuf' | 'json'
   /** Sends `GET server + pathAndQuery`, resolving once the response headers arrived. */
   get(pathAndQuery: string, opts: KubeRequestOptions): Promise<KubeResponse>
 }
@@ -248,6 +255,7 @@ export function createKubeClient(opts: KubeClientOptions = {}): KubeWriteClient 
   return {
     server,
     watchList: opts.streamingList === 'never' ? 'unsupported' : 'unknown',
+    encoding: opts.encoding ?? 'json',
     get protocol() {
       return protocol
     },

@@ -4,7 +4,9 @@ import { pageArray } from '../model/records.ts'
 import { systemClock, type Clock } from '../util/clock.ts'
 import type { KubeClient } from './client.ts'
 import { KubeDecodeError } from './errors.ts'
-import type { KubeObject, ResourceSpec } from './resources.ts'
+import { isProtobuf } from './pod-proto.ts'
+import { ProtoDecodeError } from './proto-wire.ts'
+import { PROTOBUF_FIRST, type KubeObject, type ResourceSpec } from './resources.ts'
 import { JsonScanError } from './json-skip.ts'
 import type { ScannedList } from './pod-scanner.ts'
 import { responseError } from './status.ts'
@@ -65,9 +67,23 @@ export async function fetchListPage<T extends KubeObject>(
   if (req.continueToken) query += `&continue=${encodeURIComponent(req.continueToken)}`
   const clock = req.clock ?? systemClock
   const what = `${spec.name} LIST ${req.continueToken ? 'continue page' : 'first page'} (limit ${req.limit})`
-  const res = await client.get(spec.path + query, { accept: spec.listAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock, bulk: true })
+  const accept = spec.proto !== undefined && client.encoding === 'protobuf' ? PROTOBUF_FIRST : spec.listAccept
+  const res = await client.get(spec.path + query, { accept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock, bulk: true })
   if (res.status !== 200) throw await responseError(res, clock.now())
   const listed = !req.relist
+  if (spec.proto !== undefined && isProtobuf(res.header('content-type'))) {
+    const body = await res.bytes()
+    try {
+      const page = spec.proto.list(body, listed)
+      if (!page.resourceVersion) throw new KubeDecodeError(`${spec.name} list: no metadata.resourceVersion in a protobuf body of ${body.length} bytes`)
+      return new Page(page.items, page.total - page.items.length, page.resourceVersion, page.continueToken)
+    } catch (err) {
+      if (err instanceof ProtoDecodeError) throw new KubeDecodeError(`${spec.name} list: protobuf body of ${body.length} bytes cannot be read: ${err.message}`)
+      throw err
+    } finally {
+      res.close()
+    }
+  }
   if (spec.scan === undefined) return pageOfText(spec, await res.text(), listed)
 
   // The byte-level path: no decoded text and no object graph for the body. Closing the response

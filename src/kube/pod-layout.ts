@@ -29,7 +29,7 @@ const IP_KEYS = keyTable('ip')
 const CS_KEYS = keyTable('image', 'containerID', 'name')
 
 /** What the pod needs of `metadata`. */
-interface MetaFields {
+export interface MetaFields {
   readonly uid: string
   readonly name: string
   readonly namespace: string
@@ -38,7 +38,7 @@ interface MetaFields {
 }
 
 /** What the pod needs of `status`. */
-interface StatusFields {
+export interface StatusFields {
   readonly podIP: string
   /** The first IPv4 among the object entries of `podIPs`, -1 when none. */
   readonly podIPsIp: number
@@ -49,7 +49,26 @@ interface StatusFields {
   readonly flat: string[]
 }
 
-const NO_STATUS: StatusFields = { podIP: '', podIPsIp: -1, images: [], containers: [], flat: [] }
+export const NO_STATUS: StatusFields = { podIP: '', podIPsIp: -1, images: [], containers: [], flat: [] }
+
+/**
+ * The pod of the fields read (undefined without a uid), as `podMetaOf` makes it (convert.ts);
+ * `listed`: a first LIST's item (src/model/records.ts). Shared by the JSON and protobuf layouts.
+ */
+export function assemblePod(model: PodModel, metadata: MetaFields, hostNetwork: boolean, status: StatusFields, listed: boolean): PodMeta | undefined {
+  if (!metadata.uid) return undefined
+  const podIP = status.podIP
+  let ip = podIP ? parseIpv4(podIP) : -1
+  if (ip < 0) ip = status.podIPsIp
+  ip = ip < 0 ? 0 : ip
+  const hasIp = podIP.length > 0
+  const version = model.versionOf(status.images, status.images.length)
+  // A fresh array when shared (NO_STATUS), so no meta aliases another's; else an exact-size copy
+  // (a pushed-to array keeps room for 17).
+  const { uid, name, namespace, rv, owner } = metadata
+  if (listed) return listedPodMeta(uid, name, namespace, ip, hasIp, hostNetwork, version, status === NO_STATUS ? NO_LISTED_CONTAINERS : status.flat.slice(), owner)
+  return newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, status === NO_STATUS ? [] : status.containers.slice(), owner)
+}
 
 /** Reads pods through one cursor; repeated strings come from its own cache, interned by the model. */
 export class PodLayout {
@@ -93,18 +112,7 @@ export class PodLayout {
     }
     if (metadata === undefined) return undefined
     this.rv = metadata.rv
-    if (!metadata.uid) return undefined
-    const podIP = status.podIP
-    let ip = podIP ? parseIpv4(podIP) : -1
-    if (ip < 0) ip = status.podIPsIp
-    ip = ip < 0 ? 0 : ip
-    const hasIp = podIP.length > 0
-    const version = this.model.versionOf(status.images, status.images.length)
-    // A fresh array when shared (NO_STATUS), so no meta aliases another's; else an exact-size copy
-    // (a pushed-to array keeps room for 17).
-    const { uid, name, namespace, rv, owner } = metadata
-    if (listed) return listedPodMeta(uid, name, namespace, ip, hasIp, hostNetwork, version, status === NO_STATUS ? NO_LISTED_CONTAINERS : status.flat.slice(), owner)
-    return newPodMeta(uid, name, namespace, rv, ip, hasIp, hostNetwork, version, status === NO_STATUS ? [] : status.containers.slice(), owner)
+    return assemblePod(this.model, metadata, hostNetwork, status, listed)
   }
 
   /**

@@ -2,6 +2,7 @@
 import type { ModelContext } from '../model/context.ts'
 import { ownerMetaOf, podMetaOf } from '../model/convert.ts'
 import type { OwnerMeta, PodMeta } from '../model/types.ts'
+import { createPodProtoScanner, PROTOBUF, type ProtoScanner } from './pod-proto.ts'
 import { createOwnerScanner, createPodScanner, type ByteScanner } from './pod-scanner.ts'
 
 /** What the watch layer reads of every converted object: its uid and its resource version. */
@@ -32,7 +33,16 @@ export interface ResourceSpec<T extends KubeObject> {
    * `convert` stays for what the scanner rejects, and as the reference of the tests).
    */
   readonly scan?: ByteScanner<T>
+  /**
+   * Optional protobuf reader (pod-proto.ts): with a client that asks for protobuf
+   * (`KubeClient.encoding`), LIST and WATCH ask for it first and JSON second, and each response
+   * is read by its `Content-Type`.
+   */
+  readonly proto?: ProtoScanner<T>
 }
+
+/** `Accept` of a resource with a protobuf reader, when the client asks for protobuf. */
+export const PROTOBUF_FIRST = `${PROTOBUF},application/json`
 
 /** The collections' paths, by stream. */
 export const RESOURCE_PATHS = {
@@ -54,6 +64,7 @@ export const podsResource = (model: ModelContext): ResourceSpec<PodMeta> => ({
   watchAccept: JSON_ONLY,
   convert: (obj, listed) => podMetaOf(model, obj, listed),
   scan: createPodScanner(model),
+  proto: createPodProtoScanner(model),
 })
 
 /** `apps/v1` ReplicaSets, metadata only, converted through `model`. */

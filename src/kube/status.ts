@@ -1,6 +1,7 @@
 // Turning a non-success response (or an in-stream ERROR object) into a KubeApiError (docs/kube-api.md).
 import type { KubeResponse } from './client.ts'
 import { KubeApiError } from './errors.ts'
+import { isProtobuf, protoStatusOf } from './pod-proto.ts'
 
 type Json = Record<string, unknown>
 
@@ -33,8 +34,15 @@ export function statusError(obj: unknown, status: number, extra: { retryAfterMs?
 export async function responseError(res: KubeResponse, now: number): Promise<KubeApiError> {
   let body: unknown
   try {
-    const text = await res.text(65_536)
-    body = JSON.parse(text)
+    // A client that asks for protobuf gets its errors in protobuf too (docs/kube-api.md).
+    if (isProtobuf(res.header('content-type'))) {
+      try {
+        body = protoStatusOf(await res.bytes(65_536))
+      } finally {
+        res.close()
+      }
+    }
+    else body = JSON.parse(await res.text(65_536))
   } catch {
     body = undefined // not a Status object (a proxy's HTML page, a cut connection): the status code suffices
   }

@@ -7,8 +7,11 @@ import type { KubeClient } from './client.ts'
 import { KubeDecodeError, KubeInitialEventsTimeoutError, KubeTransportError } from './errors.ts'
 import { EventUidReader } from './event-uid.ts'
 import { FAIR_ORDER_LIMITS, FairOrder, type FairOrderLimits, type FairOrderStats } from './fair-order.ts'
+import { ByteFrameFramer } from './frames.ts'
 import { ByteLineFramer, lineText } from './lines.ts'
-import type { KubeObject, ResourceSpec } from './resources.ts'
+import { isProtobuf, type ProtoScanner } from './pod-proto.ts'
+import { ProtoDecodeError } from './proto-wire.ts'
+import { PROTOBUF_FIRST, type KubeObject, type ResourceSpec } from './resources.ts'
 import { JsonScanError } from './json-skip.ts'
 import type { ByteScanner, ScannedLine } from './pod-scanner.ts'
 import type { WatchItem } from './watch-item.ts'
@@ -98,12 +101,15 @@ export async function openWatch<T extends KubeObject>(
   const what = req.streamingList
     ? `${spec.name} streaming list (timeoutSeconds ${req.timeoutSeconds})`
     : `${spec.name} watch from resourceVersion ${req.resourceVersion ?? ''} (timeoutSeconds ${req.timeoutSeconds})`
-  const res = await client.get(spec.path + query, { accept: spec.watchAccept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock, bulk: req.streamingList })
+  const accept = spec.proto !== undefined && client.encoding === 'protobuf' ? PROTOBUF_FIRST : spec.watchAccept
+  const res = await client.get(spec.path + query, { accept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock, bulk: req.streamingList })
   if (res.status !== 200) throw await responseError(res, clock.now())
 
-  // Lines framed as bytes: scanned without decoding (pod-scanner.ts) when the resource has a scanner, else decoded and JSON.parsed.
+  // Lines framed as bytes: scanned without decoding (pod-scanner.ts) when the resource has a scanner, else decoded and JSON.parsed;
+  // a protobuf body (pods, when asked for) is length-prefixed frames read by the resource's protobuf reader.
   const scanner = spec.scan
-  const bytes = new ByteLineFramer()
+  const proto = spec.proto !== undefined && isProtobuf(res.header('content-type')) ? spec.proto : undefined
+  const bytes = proto ? new ByteFrameFramer() : new ByteLineFramer()
   let lines = 0
   let initialDog: Watchdog | undefined
   if (req.streamingList && req.initialEventsTimeoutMs !== undefined) {
@@ -168,12 +174,41 @@ export async function openWatch<T extends KubeObject>(
     return parse(lineText(buf, start, end))
   }
 
+  /** The protobuf frame `buf[start, end)` (docs/kube-api.md "Protobuf responses"). */
+  const frameItem = (buf: Uint8Array, start: number, end: number, reader: ProtoScanner<T>): WatchItem<T> => {
+    let f
+    try {
+      f = reader.frame(buf, start, end)
+    } catch (err) {
+      const why = err instanceof ProtoDecodeError ? err.message : String(err)
+      throw new KubeDecodeError(`${spec.name} watch: protobuf frame of ${end - start} bytes cannot be read: ${why}`, { cause: err })
+    }
+    switch (f.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+      case 'DELETED':
+        initialDog?.kick()
+        return { type: f.type, object: f.object, resourceVersion: f.object !== undefined ? f.object.resourceVersion : f.resourceVersion }
+      case 'BOOKMARK':
+        if (f.initialEventsEnd) initialDog?.stop()
+        return { type: 'BOOKMARK', resourceVersion: f.resourceVersion, initialEventsEnd: f.initialEventsEnd }
+      case 'ERROR':
+        return { type: 'ERROR', error: statusError(f.status, 500, { inStream: true }) }
+      default:
+        throw new KubeDecodeError(`${spec.name} watch: unknown event type ${describeType(f.type)}`)
+    }
+  }
+
   // A line far larger than an ordinary object is held and converted when the input is idle (fair-order.ts).
   const uids = new EventUidReader()
   const order = new FairOrder<T>(
     {
-      item: scanner ? (buf, start, end) => scanLine(buf, start, end, scanner) : (buf, start, end) => parse(lineText(buf, start, end)),
-      eventUid: (buf, start, end) => uids.read(buf, start, end),
+      item: proto
+        ? (buf, start, end) => frameItem(buf, start, end, proto)
+        : scanner
+          ? (buf, start, end) => scanLine(buf, start, end, scanner)
+          : (buf, start, end) => parse(lineText(buf, start, end)),
+      eventUid: proto ? (buf, start, end) => proto.frameUid(buf, start, end) : (buf, start, end) => uids.read(buf, start, end),
       uidOf: (object) => object.uid,
     },
     clock,
@@ -189,7 +224,7 @@ export async function openWatch<T extends KubeObject>(
       if (order.due) return order.serve()
       while (bytes.next()) {
         const n = bytes.end - bytes.start
-        if (n === 0 || (n === 1 && bytes.buf[bytes.start] === 13)) continue
+        if (n === 0 || (proto === undefined && n === 1 && bytes.buf[bytes.start] === 13)) continue
         lines++
         const item = order.offer(bytes.buf, bytes.start, bytes.end)
         if (item !== undefined) return item
@@ -226,7 +261,9 @@ export async function openWatch<T extends KubeObject>(
       }
       if (chunk === null) {
         close()
-        if (bytes.rest().trim() !== '') throw new KubeTransportError(`${spec.name} watch: body ended inside a line`)
+        const rest = bytes.rest()
+        if (proto !== undefined && rest !== '') throw new KubeTransportError(`${spec.name} watch: body ended inside a frame (${rest})`)
+        if (rest.trim() !== '') throw new KubeTransportError(`${spec.name} watch: body ended inside a line`)
         return null
       }
       bytes.push(chunk)
