@@ -90,25 +90,7 @@ export class ProtoLayout {
   /** One watch frame `b[s, e)` (a WatchEvent, the length prefix stripped). Throws ProtoDecodeError. */
   frame<T>(b: Uint8Array, s: number, e: number, objects: ProtoObjects<T>): ProtoFrame<T> {
     const r = this.r
-    r.reset(b, s)
-    let type = ''
-    let os = -1
-    let oe = -1
-    while (r.pos < e) {
-      const tag = r.tag(e)
-      if (tag === ((1 << 3) | WIRE_LEN)) type = this.str(e)
-      else if (tag === ((2 << 3) | WIRE_LEN)) {
-        const end = r.len(e)
-        while (r.pos < end) {
-          const t = r.tag(end)
-          if (t === ((1 << 3) | WIRE_LEN)) {
-            oe = r.len(end)
-            os = r.pos
-            r.pos = oe
-          } else r.skip(t & 7, end)
-        }
-      } else r.skip(tag & 7, e)
-    }
+    const [type, os, oe] = this.watchEvent(b, s, e)
     this.rv = ''
     if (os < 0) return { type, object: undefined, resourceVersion: '', initialEventsEnd: false, status: undefined }
     const [ks, ke] = this.envelopeKind(b, os, oe)
@@ -131,25 +113,7 @@ export class ProtoLayout {
   frameUid(b: Uint8Array, s: number, e: number): string | undefined {
     try {
       const r = this.r
-      r.reset(b, s)
-      let type = ''
-      let os = -1
-      let oe = -1
-      while (r.pos < e) {
-        const tag = r.tag(e)
-        if (tag === ((1 << 3) | WIRE_LEN)) type = this.plain(e)
-        else if (tag === ((2 << 3) | WIRE_LEN)) {
-          const end = r.len(e)
-          while (r.pos < end) {
-            const t = r.tag(end)
-            if (t === ((1 << 3) | WIRE_LEN)) {
-              oe = r.len(end)
-              os = r.pos
-              r.pos = oe
-            } else r.skip(t & 7, end)
-          }
-        } else r.skip(tag & 7, e)
-      }
+      const [type, os, oe] = this.watchEvent(b, s, e)
       if (os < 0 || (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED')) return undefined
       const [ks, ke] = this.envelopeKind(b, os, oe)
       r.pos = ks
@@ -223,6 +187,31 @@ export class ProtoLayout {
     const name = this.model.intern(metadata.name)
     const { namespace, rv, owner } = metadata
     return owner ? { kind, uid, name, namespace, resourceVersion: rv, controller: owner } : { kind, uid, name, namespace, resourceVersion: rv }
+  }
+
+  /** A WatchEvent `b[s, e)`: its type and the range of its object's raw bytes (-1, -1: none). */
+  private watchEvent(b: Uint8Array, s: number, e: number): [string, number, number] {
+    const r = this.r
+    r.reset(b, s)
+    let type = ''
+    let os = -1
+    let oe = -1
+    while (r.pos < e) {
+      const tag = r.tag(e)
+      if (tag === ((1 << 3) | WIRE_LEN)) type = this.str(e)
+      else if (tag === ((2 << 3) | WIRE_LEN)) {
+        const end = r.len(e)
+        while (r.pos < end) {
+          const t = r.tag(end)
+          if (t === ((1 << 3) | WIRE_LEN)) {
+            oe = r.len(end)
+            os = r.pos
+            r.pos = oe
+          } else r.skip(t & 7, end)
+        }
+      } else r.skip(tag & 7, e)
+    }
+    return [type, os, oe]
   }
 
   /** `k8s\0` + Unknown at `[s, e)`: the range of its `raw`. */
