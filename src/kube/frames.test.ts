@@ -7,12 +7,13 @@ import { ByteFrameFramer } from './frames.ts'
 
 const body = new Uint8Array(readFileSync(join(import.meta.dirname, 'testdata', 'pods-streaming-list.pb')))
 
-function framesOf(chunks: Uint8Array[]): { frames: number[][]; rest: string } {
+/** The frames as hex (a string compares in one step where 10k cuts of number arrays took 18 s). */
+function framesOf(chunks: Uint8Array[]): { frames: string[]; rest: string } {
   const f = new ByteFrameFramer()
-  const frames: number[][] = []
+  const frames: string[] = []
   for (const c of chunks) {
     f.push(c)
-    while (f.next()) frames.push(Array.from(f.buf.subarray(f.start, f.end)))
+    while (f.next()) frames.push(Buffer.from(f.buf.buffer, f.buf.byteOffset + f.start, f.end - f.start).toString('hex'))
   }
   return { frames, rest: f.rest() }
 }
@@ -21,7 +22,7 @@ describe('ByteFrameFramer', () => {
   const whole = framesOf([body])
 
   it('frames a whole body: 5 frames, each its prefix long, nothing left', () => {
-    expect(whole.frames.map((f) => f.length)).toEqual([2299, 2600, 2600, 2600, 145])
+    expect(whole.frames.map((f) => f.length / 2)).toEqual([2299, 2600, 2600, 2600, 145])
     expect(whole.rest).toBe('')
   })
 

@@ -60,7 +60,7 @@ export class ProtoLayout {
   /** A LIST body (`k8s\0` + Unknown + a list) read with `objects`. Throws ProtoDecodeError. */
   list<T>(body: Uint8Array, objects: ProtoObjects<T>, listed: boolean): ProtoList<T> {
     const r = this.r
-    const [s, e] = this.envelope(body, 0, body.length)
+    const [s, e] = this.envelopeKind(body, 0, body.length)
     let rv = ''
     let continueToken = ''
     const items = pageArray<T>()
@@ -118,13 +118,7 @@ export class ProtoLayout {
       const [ks, ke] = this.envelopeKind(b, os, oe)
       r.pos = ks
       let uid: string | undefined
-      while (r.pos < ke) {
-        const tag = r.tag(ke)
-        if (tag !== ((1 << 3) | WIRE_LEN)) {
-          r.skip(tag & 7, ke)
-          continue
-        }
-        const me = r.len(ke)
+      for (let me = this.nextMetadata(ke); me >= 0; me = this.nextMetadata(ke)) {
         while (r.pos < me) {
           const t = r.tag(me)
           if (t === ((5 << 3) | WIRE_LEN)) uid = this.plain(me)
@@ -214,12 +208,6 @@ export class ProtoLayout {
     return [type, os, oe]
   }
 
-  /** `k8s\0` + Unknown at `[s, e)`: the range of its `raw`. */
-  private envelope(b: Uint8Array, s: number, e: number): [number, number] {
-    const [rs, re] = this.envelopeKind(b, s, e)
-    return [rs, re]
-  }
-
   /** `k8s\0` + Unknown at `[s, e)`: the range of its `raw` and its `typeMeta.kind`. */
   private envelopeKind(b: Uint8Array, s: number, e: number): [number, number, string] {
     if (e - s < 4 || b[s] !== MAGIC0 || b[s + 1] !== 0x38 || b[s + 2] !== 0x73 || b[s + 3] !== 0) {
@@ -273,13 +261,7 @@ export class ProtoLayout {
     const r = this.r
     r.pos = s
     let end = false
-    while (r.pos < e) {
-      const tag = r.tag(e)
-      if (tag !== ((1 << 3) | WIRE_LEN)) {
-        r.skip(tag & 7, e)
-        continue
-      }
-      const me = r.len(e)
+    for (let me = this.nextMetadata(e); me >= 0; me = this.nextMetadata(e)) {
       while (r.pos < me) {
         const t = r.tag(me)
         if (t === ((6 << 3) | WIRE_LEN)) this.rv = this.plain(me)
@@ -298,6 +280,17 @@ export class ProtoLayout {
       }
     }
     return end
+  }
+
+  /** Skips to the next ObjectMeta (field 1) before `e`: its end, pos at its first byte; -1 when there is none. */
+  private nextMetadata(e: number): number {
+    const r = this.r
+    while (r.pos < e) {
+      const tag = r.tag(e)
+      if (tag === ((1 << 3) | WIRE_LEN)) return r.len(e)
+      r.skip(tag & 7, e)
+    }
+    return -1
   }
 
   /** ObjectMeta up to `e` (pos at its first byte), merged into `prev` as protobuf merges a repeated message. */
