@@ -12,6 +12,7 @@ import { startControlPlane, type ControlPlane } from '../e2e/k8s/control-plane.t
 import { apiCost, COST_METRICS, heapAllocated, lessBaseline, type ApiCost } from './real/api-cost.ts'
 import { auditPolicy, createAuditReader, type AuditRequest } from './real/audit.ts'
 import { createH2Client, type H2Client } from './real/h2-client.ts'
+import { captureProfile } from './real/pprof.ts'
 import { parsePromText, type Sample } from './real/prom-text.ts'
 import { createRealCluster, startChurn, waitQuiet, type RealCluster } from './real/workload.ts'
 import { allContenders, collectorCommand, runCollector, syncRuntimes, type Contender, type CollectorRuntime, type RealApi } from './replay/collector.ts'
@@ -127,7 +128,10 @@ function rssPeak(pid: number | undefined): { stop(): number } {
 /** How long the server's idle heap allocation rate is measured before each collector. */
 const IDLE_ALLOC_MS = 10_000
 
-async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit: ReturnType<typeof createAuditReader>, who: Entrant, minutes: number, baseline: { cost: ApiCost; replaced: number }, apiserverPid: () => number | undefined): Promise<EntrantFigures> {
+/** `--real-pprof`: starts a CPU profile of kube-apiserver named after the entrant; settles once written. */
+type Profiler = (label: string) => Promise<number>
+
+async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit: ReturnType<typeof createAuditReader>, who: Entrant, minutes: number, baseline: { cost: ApiCost; replaced: number }, apiserverPid: () => number | undefined, profile?: Profiler): Promise<EntrantFigures> {
   const log = (line: string) => console.log(`  real: ${who.label}: ${line}`)
   const apiserverCpu = (): number => {
     const pid = apiserverPid()
@@ -145,6 +149,7 @@ async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit
   const rss0 = rssMB(pid)
   const peak = rssPeak(pid)
   const w0 = performance.now()
+  const profiled = profile?.(who.label).then((n) => `${n} bytes`, (err: Error) => `not taken: ${err.message}`)
   const apiOnly = who.contender?.apiOnly === true
   const run = await runCollector(cluster, real, who.contender ? { contender: who.contender } : { runtime: who.runtime })
   try {
@@ -171,6 +176,7 @@ async function measure(cluster: RealCluster, real: RealApi, api: H2Client, audit
     const rssPeakMB = peak.stop()
     const b1 = apiOnly ? undefined : await bodyBytes(run)
     syncReqs.push(...audit.read())
+    if (profiled) log(`kube-apiserver profile of the sync: ${await profiled}`)
     const cpu0 = run.cpuMs()
     const msg0 = run.counts.messages
     const churn = startChurn(api, cluster, CHURN_PER_S)
@@ -215,6 +221,9 @@ export async function benchReal(opts: BenchOptions): Promise<BenchSection> {
   const baselineMinutes = Math.min(minutes, opts.quick ? 0.5 : 3)
   /** `--real-keep DIR`: keep the audit log and two /metrics scrapes there (raw material of the unit tests' fixtures). */
   const keep = argValue('--real-keep')
+  /** `--real-pprof DIR`: kube-apiserver with profiling on, a CPU profile from each collector's spawn (`--real-pprof-seconds`, 20) as DIR/LABEL-sync.pprof. */
+  const pprofDir = argValue('--real-pprof')
+  const pprofSeconds = Number(argValue('--real-pprof-seconds') ?? 20)
   const k = sizeLabel(pods)
   const dir = mkdtempSync(join(tmpdir(), 'k8s-bench-real-'))
   const policy = join(dir, 'audit-policy.json')
@@ -223,7 +232,7 @@ export async function benchReal(opts: BenchOptions): Promise<BenchSection> {
   const started = performance.now()
   const plane = await startControlPlane({
     nodes: Math.max(3, Math.ceil(pods / PODS_PER_NODE)),
-    apiserverArgs: [`--audit-policy-file=${policy}`, `--audit-log-path=${auditLog}`],
+    apiserverArgs: [`--audit-policy-file=${policy}`, `--audit-log-path=${auditLog}`, ...(pprofDir ? ['--profiling=true'] : [])],
     controllerManagerArgs: [CONTROLLERS_OFF],
     log: (line) => console.log(`  ${line}`),
   })
@@ -262,7 +271,10 @@ export async function benchReal(opts: BenchOptions): Promise<BenchSection> {
 
     const entrants: Entrant[] = [...syncRuntimes.map((runtime) => ({ label: runtime, runtime })), ...allContenders.map((contender) => ({ label: contender.name, contender }))]
     const results: EntrantFigures[] = []
-    for (const e of entrants) results.push(await measure(cluster, real, api, audit, e, minutes, baseline, () => apiserverPid(plane)))
+    const auth = { ca: plane.pki.caPem, certFile: plane.pki.clients.admin.cert, keyFile: plane.pki.clients.admin.key }
+    if (pprofDir) mkdirSync(pprofDir, { recursive: true })
+    const profile: Profiler | undefined = pprofDir ? (label) => captureProfile(plane.url, auth, pprofSeconds, join(pprofDir, `${label}-sync.pprof`)) : undefined
+    for (const e of entrants) results.push(await measure(cluster, real, api, audit, e, minutes, baseline, () => apiserverPid(plane), profile))
 
     const figures: Record<string, number | string> = {
       server: plane.version,
