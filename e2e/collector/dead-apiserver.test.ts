@@ -119,7 +119,7 @@ describe.concurrent.each(['node', 'deno'])('collector on %s against an API serve
       const silent = await waitFor('a peer_silent teardown on every stream', async () => {
         const n = await count('peer_silent')
         return STREAMS.every((s) => n[s]! >= 1) ? n : undefined
-      }, { timeoutMs: left(), describe: () => proxy.connections().slice(-8) })
+      }, { timeoutMs: left(), describe: () => ({ connections: proxy.connections().slice(-8), stderr: stderr().slice(-1500) }) })
       expect(silent).toEqual({ pods: 1, replicasets: 1, jobs: 1 })
       const foundAfterMs = Date.now() - frozenAt
       expect(await perStream('k8s_collector_watch_api_errors_total', `status="${http1Only ? 'peer_silent' : 'ping_timeout'}"`)).toEqual({ pods: 1, replicasets: 1, jobs: 1 })
@@ -131,7 +131,10 @@ describe.concurrent.each(['node', 'deno'])('collector on %s against an API serve
         const deployment = pods.find((p) => p.podName.startsWith('after-') && !p.podName.startsWith('after-job-'))
         const job = pods.find((p) => p.podName.startsWith('after-job-'))
         return deployment?.ownerKind === 1 && deployment.ownerName === 'after' && job?.ownerKind === 2 && job.ownerName === 'after-job' ? true : undefined
-      }, { timeoutMs: left(), describe: () => (openConnection(tap.state(), hostname)?.pods ?? []).map((p) => `${p.podName} ${p.ownerKind}/${p.ownerName}`) })
+      }, {
+        timeoutMs: left(),
+        describe: () => ({ pods: (openConnection(tap.state(), hostname)?.pods ?? []).map((p) => `${p.podName} ${p.ownerKind}/${p.ownerName}`), connections: proxy.connections().slice(-4), stderr: stderr().slice(-1500) }),
+      })
       if (busy) {
         const name = `churn-${churned - 1}`
         await waitFor(`${name} at the tap`, () => (openConnection(tap.state(), hostname)?.pods.some((p) => p.podName === name) ? true : undefined), { timeoutMs: left() })
