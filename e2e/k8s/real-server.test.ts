@@ -172,14 +172,17 @@ describe('the real server: streaming lists, restarts, least privilege, Events, l
     }
   }, 240_000)
 
-  it('--api-list pages: paginated LISTs where the server serves streaming lists, the same cluster', async () => {
-    const extra = await extraCollector(cluster, { hostname: 'pages', kubeconfig: cluster.kubeconfig, args: ['--api-list', 'pages'] })
+  it('--api-list pages: paginated LISTs where the server serves streaming lists, the same cluster, --api-page-size objects a page', async () => {
+    const extra = await extraCollector(cluster, { hostname: 'pages', kubeconfig: cluster.kubeconfig, args: ['--api-list', 'pages', '--api-page-size', '1'] })
     try {
       await converged(async () => ({ cluster: await cluster.objects(), tap: await cluster.tapState() }), 'pages', 90_000)
       const text = await extra.metrics()
       for (const stream of ['pods', 'replicasets', 'jobs']) {
         assert.equal(metric(text, 'k8s_collector_watch_streaming_list', `stream="${stream}"`), 0, `${stream}: a paginated list`)
       }
+      // One object a page: a page per pod (3 or more: web's 2 and solo), one for the ReplicaSet.
+      assert.ok((metric(text, 'k8s_collector_watch_list_pages_total', 'stream="pods"') ?? 0) >= 3, 'a page per pod')
+      assert.ok((metric(text, 'k8s_collector_watch_list_pages_total', 'stream="replicasets"') ?? 0) >= 1, 'the ReplicaSet\'s page')
     } finally {
       await extra.stop()
     }

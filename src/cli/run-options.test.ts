@@ -36,6 +36,7 @@ describe('resolveRunConfig', () => {
       apiSilenceLimitSecs: 30,
       apiCompression: 'gzip',
       apiList: 'streaming',
+      apiPageSize: 500,
       apiEncoding: 'protobuf',
       httpListen: { host: '0.0.0.0', port: 8080 },
       logLevel: 'info',

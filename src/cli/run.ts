@@ -58,7 +58,7 @@ export default defineCommand({
       process.exitCode = 1
       return
     }
-    const streams = createKubeStreams({ client, registry, signal: abort.signal, silenceLimitMs: config.apiSilenceLimitSecs * 1000, model })
+    const streams = createKubeStreams({ client, registry, signal: abort.signal, silenceLimitMs: config.apiSilenceLimitSecs * 1000, model, pageSize: config.apiPageSize })
     // Kubernetes Events about this pod (docs/events.md): POD_NAME, POD_NAMESPACE, POD_UID, K8S_COLLECTOR_EVENTS.
     // They stop after the collector, so that what its shutdown reports (LeadershipLost) is written too.
     const eventsStop = new AbortController()

@@ -97,6 +97,7 @@ function registerWatchMetrics(registry: Registry, streams: Record<StreamName, Re
   )
   counted('k8s_collector_watch_restarts_total', 'Watches that ended (cleanly or not) and were resumed from their last resourceVersion without a relist.', (s) => s.watchRestarts)
   counted('k8s_collector_watch_requests_total', 'Watch requests opened successfully, streaming lists included.', (s) => s.watchesOpened)
+  counted('k8s_collector_watch_list_pages_total', 'LIST pages answered (paginated lists: --api-list pages, or where the server has no streaming lists; --api-page-size objects each).', (s) => s.listPages)
   counted('k8s_collector_watch_bookmarks_total', 'BOOKMARK events received, the end bookmark of each streaming list included.', (s) => s.events.bookmark)
   counted('k8s_collector_watch_objects_without_uid_total', 'Listed or watched objects ignored because they had no metadata.uid (docs/behaviour.md §9).', (s) => s.droppedNoUid)
   counted(
@@ -150,6 +151,7 @@ function registerApiMetrics(registry: Registry, client: KubeClient): void {
  * `silenceLimitMs`: the API silence limit (docs/behaviour.md §12; default the watch layer's, 30 s).
  * `model`: the collector's model context, which every stream's converters intern through.
  * `clock`: the streams' timeouts and backoffs (default: the system clock).
+ * `pageSize`: objects per LIST page (default the watch layer's, 500).
  */
 export function createKubeStreams(opts: {
   kubeconfig?: string
@@ -159,12 +161,13 @@ export function createKubeStreams(opts: {
   client?: KubeClient
   silenceLimitMs?: number
   clock?: Clock
+  pageSize?: number
 }): CollectorStreams {
   const client = opts.client ?? createKubeClient(opts.kubeconfig ? { kubeconfigPath: opts.kubeconfig } : {})
-  const { silenceLimitMs, model, clock } = opts
-  const pods = restartable((signal) => watchPods(client, { signal, silenceLimitMs, model, clock }), opts.signal)
-  const replicasets = restartable((signal) => watchReplicaSets(client, { signal, silenceLimitMs, model, clock }), opts.signal)
-  const jobs = restartable((signal) => watchJobs(client, { signal, silenceLimitMs, model, clock }), opts.signal)
+  const { silenceLimitMs, model, clock, pageSize } = opts
+  const pods = restartable((signal) => watchPods(client, { signal, silenceLimitMs, model, clock, pageSize }), opts.signal)
+  const replicasets = restartable((signal) => watchReplicaSets(client, { signal, silenceLimitMs, model, clock, pageSize }), opts.signal)
+  const jobs = restartable((signal) => watchJobs(client, { signal, silenceLimitMs, model, clock, pageSize }), opts.signal)
   registerWatchMetrics(opts.registry, { pods, replicasets, jobs } as Record<StreamName, Restartable<unknown>>)
   registerApiMetrics(opts.registry, client)
   return { pods, replicasets, jobs }

@@ -31,6 +31,8 @@ export interface WatchStats {
   readonly relists: Record<RelistCause, number>
   /** Watch requests opened (streaming lists included). */
   watchesOpened: number
+  /** LIST pages answered (paginated lists; a streaming list is one watch request). */
+  listPages: number
   /** Watches that ended (cleanly or not) and were resumed from their last revision without a relist. */
   watchRestarts: number
   /** Watch connections ended, and requests torn down by the silence rule, by cause. */
@@ -65,6 +67,7 @@ export function createWatchStats(resource: string): WatchStats {
     events: { init: 0, initApply: 0, initDone: 0, apply: 0, delete: 0, unavailable: 0, bookmark: 0 },
     relists: { initial: 0, gone: 0, unavailable: 0, fallback: 0, error: 0 },
     watchesOpened: 0,
+    listPages: 0,
     watchRestarts: 0,
     disconnects: { peer_closed: 0, peer_silent: 0, error: 0 },
     errors: {},
@@ -117,6 +120,7 @@ function count<T>(stats: WatchStats, from: State<T>, r: StepResult<T>, clock: Pi
   if (from.type === 'empty') stats.relists[from.cause]++
   if (from.type === 'empty' && next.type !== 'empty') stats.listMode = next.type === 'initialEvents' ? 'streaming' : 'paginated'
   if ((from.type === 'empty' && next.type === 'initialEvents') || (from.type === 'listed' && next.type === 'watching')) stats.watchesOpened++
+  if ((from.type === 'empty' || from.type === 'listPage') && (next.type === 'listPage' || next.type === 'listed') && !r.error) stats.listPages++
   if (from.type === 'watching' && next.type === 'listed') stats.watchRestarts++
   if (next.type === 'listed' || next.type === 'watching') stats.resourceVersion = next.resourceVersion
   if (r.dropped) stats.droppedNoUid += r.dropped

@@ -162,7 +162,16 @@ describe('paginated LIST', () => {
     expect(Object.fromEntries(p2.query)).toEqual({ limit: '500', continue: 'tok/1+' })
     expect(Object.fromEntries(w.query)).toMatchObject({ watch: '1', resourceVersion: '50', allowWatchBookmarks: 'true' })
     expect(w.query.has('sendInitialEvents')).toBe(false)
-    expect(stream.stats).toMatchObject({ listMode: 'paginated', droppedNoUid: 1, resourceVersion: '50' })
+    expect(stream.stats).toMatchObject({ listMode: 'paginated', droppedNoUid: 1, resourceVersion: '50', listPages: 2 })
+  })
+
+  it('asks for pageSize objects a page', async () => {
+    api.script('/api/v1/pods', (_r, res) => sendJson(res, 200, listBody('PodList', [podObject({ name: 'a', rv: 3 })], 50)))
+    const stream = watchPods(api.client({ streamingList: 'never' }), { ...fast(), pageSize: 2 })
+    collect(stream)
+    const [p1] = await api.waitForRequests(2, (r) => r.path === '/api/v1/pods')
+    expect(Object.fromEntries(p1.query)).toEqual({ limit: '2' })
+    expect(stream.stats.listPages).toBe(1)
   })
 
   it('restarts the list when a continue page answers 410 Expired', async () => {
@@ -183,6 +192,8 @@ describe('paginated LIST', () => {
     // Still the stream's first list: its items are allocated to be kept (src/model/records.ts).
     expect(got.events.flatMap((e) => (e.type === 'initApply' ? [e.object.constructor.name === 'ListedPodRecord'] : []))).toEqual([true, true, true])
     expect(stream.stats.errors).toEqual({ '410': 1 })
+    // Three pages answered; the 410 is not one.
+    expect(stream.stats.listPages).toBe(3)
   })
 })
 
