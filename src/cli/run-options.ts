@@ -57,7 +57,7 @@ export const RUN_OPTIONS = {
     env: 'K8S_COLLECTOR_API_LIST',
     type: oneOf(['streaming', 'pages'] as const),
     default: 'streaming',
-    help: 'how to list: `streaming` asks for streaming lists (`sendInitialEvents`, 3 requests to sync; paginated LIST where the server has none), `pages` always lists by paginated LIST (500 objects a page): at 10k pods on kube-apiserver v1.37 a quarter of its CPU and a third of its heap allocations for the sync, the same bytes, 29 requests instead of 6, ~12 MB more collector RSS (bench/README.md "Compression")',
+    help: 'how to list: `streaming` asks for streaming lists (`sendInitialEvents`, 3 requests to sync; paginated LIST where the server has none), as client-go\'s informers do since v1.35; `pages` always lists by paginated LIST (`--api-page-size` objects a page): at 10k pods on kube-apiserver v1.37 half its CPU and a third of its heap allocations for the sync (the streaming list\'s per-pod garbage), the same bytes, 29 requests instead of 6, ~9 MB more collector RSS (bench/README.md "List modes")',
   },
   apiPageSize: {
     flag: 'api-page-size',
