@@ -13,6 +13,7 @@ export function resolveOptions(opts: SimOptions = {}): SimConfig {
     port: opts.port ?? 0,
     nodes: opts.nodes ?? 3,
     watchList: opts.watchList ?? true,
+    protobuf: opts.protobuf ?? false,
     historyWindow: opts.historyWindow ?? 1000,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     continueTtlMs: opts.continueTtlMs ?? 300_000,

@@ -11,6 +11,12 @@ export interface SimOptions {
   nodes?: number
   /** Streaming lists (sendInitialEvents) supported (default true); false → 422 like an older server. */
   watchList?: boolean
+  /**
+   * Pods' lists and watches (streaming lists included) answered as Kubernetes protobuf to a client
+   * whose `Accept` asks for `application/vnd.kubernetes.protobuf` first, as kube-apiserver does
+   * (default false: JSON always). Errors stay JSON.
+   */
+  protobuf?: boolean
   /** Events kept per resource for watch resume (default 1000); an older RV gets an in-stream 410. */
   historyWindow?: number
   /** Bookmark period on watches with allowWatchBookmarks (default 60_000 ms). */

@@ -1,5 +1,6 @@
 // LIST: consistent reads, RV=0 ignoring limit, limit/continue pagination over snapshots with expiring tokens, metadata-only and Table output (docs/kube-api.md LIST).
 import type { ServerResponse } from 'node:http'
+import { gzipSync } from 'node:zlib'
 import { errors } from '../api/errors.ts'
 import type { ResourceInfo } from '../api/resources.ts'
 import { viewEntry } from '../api/views.ts'
@@ -8,7 +9,9 @@ import { decodeContinue, encodeContinue } from '../store/snapshots.ts'
 import type { ServerContext } from './context.ts'
 import type { Representation } from './negotiate.ts'
 import type { ListQuery } from './query.ts'
-import { sendJson, streamItems } from './respond.ts'
+import { podItem, podListBody } from './protobuf-encode.ts'
+import { PROTOBUF_CONTENT_TYPE } from './protobuf.ts'
+import { GZIP_THRESHOLD_BYTES, sendJson, streamItems } from './respond.ts'
 import { renderTable } from './table.ts'
 
 /** Serves one LIST request. */
@@ -52,6 +55,13 @@ export async function handleList(
     ctx.snapshots.put(r.plural, namespace, rv, entries)
     listMeta.continue = encodeContinue({ rv, start: items[items.length - 1].key + '\u0000' })
     if (!q.hasSelector) listMeta.remainingItemCount = entries.length - i
+  }
+  if (rep === 'protobuf') {
+    // A PodList as kube-apiserver encodes it for a protobuf client; gzip past 128 KiB as for JSON.
+    const body = podListBody(listMeta, items.map((e) => podItem(e)))
+    const compress = gzip && body.length > GZIP_THRESHOLD_BYTES
+    sendJson(res, 200, compress ? gzipSync(body) : body, { 'Content-Type': PROTOBUF_CONTENT_TYPE, ...(compress ? { 'Content-Encoding': 'gzip' } : {}) })
+    return
   }
   if (rep === 'table') {
     sendJson(res, 200, renderTable(r.kind, items, listMeta))

@@ -8,7 +8,7 @@ import type { ResourceInfo } from '../api/resources.ts'
 import { viewEntry } from '../api/views.ts'
 import type { Entry } from '../store/entry.ts'
 import type { ServerContext } from './context.ts'
-import { negotiate } from './negotiate.ts'
+import { negotiate, type Representation } from './negotiate.ts'
 import type { ListQuery } from './query.ts'
 import { readJsonBody, readYamlBody, sendJson } from './respond.ts'
 import type { Route } from './route.ts'
@@ -33,7 +33,8 @@ export async function handleObjectVerb(
     case 'get': {
       const entry = must(ctx, r, namespace, name!)
       if (subresource === 'scale') return sendJson(res, 200, JSON.stringify(scaleOf(entry)))
-      return sendObject(res, 200, r, entry, negotiate(req.headers.accept, 'object', r.kind))
+      // Without its `protobuf` argument negotiate never answers protobuf.
+      return sendObject(res, 200, r, entry, negotiate(req.headers.accept, 'object', r.kind) as Exclude<Representation, 'protobuf'>)
     }
     case 'create': {
       if (name !== undefined || subresource) throw errors.methodNotAllowed()

@@ -90,9 +90,10 @@ class WireReader {
  * what the typed generators fill in. Syntax: `name:type`, `[]` repeated, `*` a Go pointer (present means set,
  * so zero values are kept; other zero scalars are dropped like `omitempty`), `map<V>` a map<string, V>.
  * Special types: `Time` (RFC 3339, empty → null), `Quantity` (its string), `IntOrString` (number or string).
- * Not covered (skipped): status, managedFields, volumes, probes, lifecycle, affinity, container security contexts.
+ * Pods' status (what the simulator's kubelet writes), Status and ListMeta are here for responses (protobuf-encode.ts).
+ * Not covered (skipped): other kinds' status, managedFields, volumes, probes, lifecycle, affinity, container security contexts.
  */
-const MESSAGES: Record<string, Record<number, string>> = {
+export const MESSAGES: Record<string, Record<number, string>> = {
   ObjectMeta: {
     1: 'name:string', 2: 'generateName:string', 3: 'namespace:string', 4: 'selfLink:string', 5: 'uid:string',
     6: 'resourceVersion:string', 7: 'generation:int64', 8: 'creationTimestamp:Time', 9: 'deletionTimestamp:Time',
@@ -132,7 +133,15 @@ const MESSAGES: Record<string, Record<number, string>> = {
   // core/v1
   Namespace: { 1: 'metadata:ObjectMeta', 2: 'spec:NamespaceSpec' },
   NamespaceSpec: { 1: 'finalizers:[]string' },
-  Pod: { 1: 'metadata:ObjectMeta', 2: 'spec:PodSpec' },
+  Pod: { 1: 'metadata:ObjectMeta', 2: 'spec:PodSpec', 3: 'status:PodStatus' },
+  PodStatus: {
+    1: 'phase:string', 5: 'hostIP:string', 6: 'podIP:string', 12: 'podIPs:[]PodIP', 7: 'startTime:Time',
+    8: 'containerStatuses:[]ContainerStatus', 10: 'initContainerStatuses:[]ContainerStatus', 9: 'qosClass:string',
+  },
+  PodIP: { 1: 'ip:string' },
+  ContainerStatus: { 1: 'name:string', 3: 'ready:bool', 4: 'restartCount:int32', 6: 'image:string', 7: 'imageID:string', 8: 'containerID:string', 9: 'started:*bool' },
+  ListMeta: { 1: 'selfLink:string', 2: 'resourceVersion:string', 3: 'continue:string', 4: 'remainingItemCount:*int64' },
+  Status: { 2: 'status:string', 3: 'message:string', 4: 'reason:string', 6: 'code:int32' },
   PodTemplateSpec: { 1: 'metadata:ObjectMeta', 2: 'spec:PodSpec' },
   PodSpec: {
     20: 'initContainers:[]Container', 2: 'containers:[]Container', 3: 'restartPolicy:string',
@@ -171,7 +180,7 @@ const OBJECTS: Record<string, string> = {
   'v1 Namespace': 'Namespace',
 }
 
-interface FieldSpec {
+export interface FieldSpec {
   name: string
   type: string
   repeated: boolean
@@ -190,7 +199,7 @@ function parseField(spec: string): FieldSpec {
   return { name, type: raw.replace(/^(\[\]|\*)/, ''), repeated, map: false, keepZero }
 }
 
-const SCHEMA = new Map<string, Map<number, FieldSpec>>(
+export const SCHEMA = new Map<string, Map<number, FieldSpec>>(
   Object.entries(MESSAGES).map(([msg, fields]) => [msg, new Map(Object.entries(fields).map(([n, s]) => [Number(n), parseField(s)]))]),
 )
 

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TLSSocket } from 'node:tls'
 import { errors } from '../api/errors.ts'
+import type { ResourceInfo } from '../api/resources.ts'
 import { ADMIN_CN } from '../tls/pki.ts'
 import { handleAdmin, type AdminHooks } from './admin.ts'
 import type { ServerContext } from './context.ts'
@@ -72,21 +73,24 @@ async function handle(
   switch (verb) {
     case 'list':
       // Compressed past 128 KiB when the client accepts gzip, as kube-apiserver does.
-      await handleList(ctx, res, r, namespace, q, negotiate(req.headers.accept, 'list', r.kind), acceptsGzip(req.headers['accept-encoding']))
+      await handleList(ctx, res, r, namespace, q, negotiate(req.headers.accept, 'list', r.kind, protobufOf(ctx, r)), acceptsGzip(req.headers['accept-encoding']))
       return
     case 'watch': {
-      const meta = negotiate(req.headers.accept, 'watch', r.kind) === 'meta'
+      const rep = negotiate(req.headers.accept, 'watch', r.kind, protobufOf(ctx, r))
       // A watch of one object (`…/pods/NAME?watch=1` or the watch path) is a watch with a name selector.
       const query: ListQuery = name === undefined ? q : withNameSelector(q, name)
       // kube-apiserver v1.37.2 compresses a streaming list (one gzip member per flush) and never an
       // ordinary watch, whatever its events' size (e2e/sim/README.md "Compression").
-      handleWatch(ctx, res, r, namespace, query, meta, query.sendInitialEvents === true && acceptsGzip(req.headers['accept-encoding']))
+      handleWatch(ctx, res, r, namespace, query, rep, query.sendInitialEvents === true && acceptsGzip(req.headers['accept-encoding']))
       return
     }
     default:
       await handleObjectVerb(ctx, req, res, url, route, verb, q)
   }
 }
+
+/** Whether this resource's lists and watches may be answered as protobuf (core/v1 pods, with the `protobuf` option). */
+const protobufOf = (ctx: ServerContext, r: ResourceInfo): boolean => ctx.config.protobuf && r.kind === 'Pod' && r.apiVersion === 'v1'
 
 export type Verb = 'list' | 'watch' | 'get' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
 

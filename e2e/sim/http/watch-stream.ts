@@ -9,6 +9,7 @@ import type { Entry } from '../store/entry.ts'
 import type { EventType, StoreEvent } from '../store/history.ts'
 import type { ObjectStore, WatchSink } from '../store/store.ts'
 import { bookmarkLine, errorLine } from './bookmark.ts'
+import { errorFrame, podBookmarkFrame, podFrame } from './protobuf-encode.ts'
 import type { Clock, TimerHandle } from '../../../src/util/clock.ts'
 import type { FaultState } from './faults.ts'
 import { isHttp2 } from './respond.ts'
@@ -20,6 +21,8 @@ export interface WatchSpec {
   readonly selector?: Selector
   /** Objects as PartialObjectMetadata. */
   readonly meta: boolean
+  /** Pods as Kubernetes protobuf: length-prefixed WatchEvent frames instead of JSON lines. */
+  readonly protobuf?: boolean
   /** allowWatchBookmarks. */
   readonly bookmarks: boolean
   /** Server-side deadline (timeoutSeconds, or [1800, 3600) s). */
@@ -104,12 +107,12 @@ export class WatchStream implements WatchSink {
   /** Queues a BOOKMARK at the current global RV (nothing while stalled or when bookmarks were not asked for). */
   bookmark(initialEventsEnd = false, rv = this.store.resourceVersion): void {
     if (this.#ended || (!initialEventsEnd && (!this.spec.bookmarks || this.faults.stalled))) return
-    this.#push({ t: 'bytes', bytes: bookmarkLine(this.spec.resource, rv, this.spec.meta, initialEventsEnd) })
+    this.#push({ t: 'bytes', bytes: this.spec.protobuf ? podBookmarkFrame(rv, initialEventsEnd) : bookmarkLine(this.spec.resource, rv, this.spec.meta, initialEventsEnd) })
   }
 
   /** Queues an ERROR event and ends the body cleanly once it is written (in-stream 410). */
   fail(err: SimApiError): void {
-    this.#push({ t: 'bytes', bytes: errorLine(err) })
+    this.#push({ t: 'bytes', bytes: this.spec.protobuf ? errorFrame(err.toStatus()) : errorLine(err) })
     this.#endWhenFlushed = true
   }
 
@@ -158,18 +161,19 @@ export class WatchStream implements WatchSink {
     const parts: Uint8Array[] = []
     let size = 0
     const plural = this.spec.resource.plural
+    const proto = this.spec.protobuf === true
     const add = (line: Uint8Array) => {
-      if (this.faults.takeMalformed(plural)) line = corrupt(line)
+      if (this.faults.takeMalformed(plural)) line = proto ? corruptFrame(line) : corrupt(line)
       parts.push(line)
       size += line.byteLength
     }
     while (this.#head < this.#queue.length && size < BATCH_BYTES) {
       const item = this.#queue[this.#head]
       if (item.t === 'initial') {
-        while (item.i < item.entries.length && size < BATCH_BYTES) add(this.spec.view(item.entries[item.i++]).watchLine('ADDED', this.spec.meta))
+        while (item.i < item.entries.length && size < BATCH_BYTES) add(this.#event('ADDED', item.entries[item.i++]))
         if (item.i < item.entries.length) break
       } else {
-        add(item.t === 'bytes' ? item.bytes : this.spec.view(item.entry).watchLine(item.type, this.spec.meta))
+        add(item.t === 'bytes' ? item.bytes : this.#event(item.type, item.entry))
       }
       this.#head++
     }
@@ -194,6 +198,12 @@ export class WatchStream implements WatchSink {
     else if (this.#endWhenFlushed) this.end()
   }
 
+  /** One event as this watch sends it: a JSON line, or a protobuf frame. */
+  #event(type: 'ADDED' | 'MODIFIED' | 'DELETED', entry: Entry): Uint8Array {
+    const e = this.spec.view(entry)
+    return this.spec.protobuf ? podFrame(e, type) : e.watchLine(type, this.spec.meta)
+  }
+
   #cleanup(): void {
     if (this.#cleaned) return
     this.#cleaned = true
@@ -210,4 +220,11 @@ export class WatchStream implements WatchSink {
 function corrupt(line: Uint8Array): Uint8Array {
   const half = Math.max(1, Math.floor((line.byteLength - 1) / 2))
   return Buffer.concat([line.subarray(0, half), Buffer.from('\n')])
+}
+
+/** A frame whose WatchEvent bytes are garbage of the same length: the framing holds, the event cannot be read. */
+function corruptFrame(frame: Uint8Array): Uint8Array {
+  const out = Buffer.from(frame)
+  out.fill(0xff, 4)
+  return out
 }

@@ -5,26 +5,28 @@ import { errors } from '../api/errors.ts'
 import type { ResourceInfo } from '../api/resources.ts'
 import { viewEntry } from '../api/views.ts'
 import type { ServerContext } from './context.ts'
+import type { Representation } from './negotiate.ts'
+import { PROTOBUF_WATCH_CONTENT_TYPE } from './protobuf-encode.ts'
 import type { ListQuery } from './query.ts'
 import { startStream } from './respond.ts'
 import { WatchStream } from './watch-stream.ts'
 
 /** Serves one WATCH request; returns once the stream is set up (it then lives on its own). */
 export function handleWatch(
-  ctx: ServerContext, res: ServerResponse, r: ResourceInfo, namespace: string | undefined, q: ListQuery, meta: boolean, gzip = false,
+  ctx: ServerContext, res: ServerResponse, r: ResourceInfo, namespace: string | undefined, q: ListQuery, rep: Representation, gzip = false,
 ): void {
   validateWatch(ctx, q)
   const timeoutMs = q.timeoutSeconds !== undefined && q.timeoutSeconds > 0
     ? q.timeoutSeconds * 1000
     : (1800 + Math.random() * 1800) * 1000
   const stream = new WatchStream(res, {
-    resource: r, namespace, selector: q.selector, meta, bookmarks: q.allowWatchBookmarks, timeoutMs,
+    resource: r, namespace, selector: q.selector, meta: rep === 'meta', protobuf: rep === 'protobuf', bookmarks: q.allowWatchBookmarks, timeoutMs,
     bookmarkIntervalMs: ctx.config.bookmarkIntervalMs, clock: ctx.config.clock, view: (e) => viewEntry(r, e), gzip,
   }, ctx.store, ctx.faults, (w) => {
     ctx.store.removeSink(r, w)
     ctx.watches.delete(w)
   })
-  startStream(res, 200, gzip ? { 'Content-Encoding': 'gzip' } : {})
+  startStream(res, 200, { ...(gzip ? { 'Content-Encoding': 'gzip' } : {}), ...(rep === 'protobuf' ? { 'Content-Type': PROTOBUF_WATCH_CONTENT_TYPE } : {}) })
   ctx.watches.add(stream)
 
   const current = ctx.store.resourceVersion
