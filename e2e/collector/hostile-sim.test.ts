@@ -40,7 +40,13 @@ function wanted(cluster: ClusterObjects): ExpectedPod[] {
 }
 
 // Both runtimes: Deno is what the executable ships, and a held line is served when its event loop is idle.
-describe.each(['node', 'deno'])('collector on %s with hostile pods beside ordinary ones', (runtime) => {
+// Both encodings: pods as protobuf (the default; the simulator answers it) and JSON (the byte scanner).
+describe.each([
+  ['node', 'protobuf'],
+  ['node', 'json'],
+  ['deno', 'protobuf'],
+  ['deno', 'json'],
+])('collector on %s, pods as %s, with hostile pods beside ordinary ones', (runtime, encoding) => {
   it('stays ready, announces the ordinary pods, and every hostile pod with the right bytes', async ({ onTestFinished }) => {
     const dir = mkdtempSync(join(tmpdir(), 'kc-hostile-'))
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
@@ -53,7 +59,7 @@ describe.each(['node', 'deno'])('collector on %s with hostile pods beside ordina
     const hostname = 'hostile-node'
     const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [container('app', 'nginx:1.25')] } })
     sim.create('deployments', { metadata: { name: 'before', namespace: 'default' }, spec: { replicas: 2, selector: { matchLabels: { app: 'before' } }, template: template('before') } })
-    const collector = await startCollector(RUNTIMES[runtime]!, { kubeconfig, intakePort: tap.tcpPort, hostname })
+    const collector = await startCollector(RUNTIMES[runtime]!, { kubeconfig, intakePort: tap.tcpPort, hostname, extraArgs: ['--api-encoding', encoding!] })
     onTestFinished(() => void (collector.child.exitCode === null && collector.child.kill('SIGKILL')))
     const ready = async () => (await fetch(`http://127.0.0.1:${collector.httpPort}/readyz`)).status === 200
     const read = () => ({ cluster: { pods: sim.list('pods'), replicasets: sim.list('replicasets'), jobs: sim.list('jobs') } as ClusterObjects, tap: tap.state() })

@@ -18,7 +18,7 @@ describe.concurrent.each(['node', 'deno'])('collector on %s, pods as protobuf fr
   it('syncs, follows the churn, reads fewer bytes than as JSON, and survives a frame it cannot read', async ({ expect, onTestFinished }) => {
     const dir = mkdtempSync(join(tmpdir(), 'kc-pb-sim-'))
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
-    const sim = await startSimulator({ nodes: 2, protobuf: true })
+    const sim = await startSimulator({ nodes: 2 }) // pods as protobuf: the simulator's default
     onTestFinished(() => sim.close())
     const kubeconfig = join(dir, 'kubeconfig')
     writeFileSync(kubeconfig, sim.kubeconfig())

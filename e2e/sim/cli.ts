@@ -25,7 +25,7 @@ const FLAGS: readonly Flag[] = [
   { name: 'fresh-state', option: 'freshState', kind: 'true', help: 'with --state-dir: start without the stored objects' },
   { name: 'http1-only', option: 'http1Only', kind: 'true', help: 'serve HTTP/1.1 only (no h2 by ALPN), like kubectl proxy' },
   { name: 'no-watch-list', option: 'watchList', kind: 'false', help: 'answer streaming lists (sendInitialEvents) with 422 like an older server' },
-  { name: 'protobuf', option: 'protobuf', kind: 'true', help: "answer pods' lists and watches as protobuf to a client asking for it first, as kube-apiserver does" },
+  { name: 'no-protobuf', option: 'protobuf', kind: 'false', help: "answer pods' lists and watches as JSON even to a client asking for protobuf first (kube-apiserver answers protobuf)" },
   { name: 'no-controllers', option: 'controllers', kind: 'false', help: 'no scheduler/kubelet/controllers: objects stay as written' },
   { name: 'pod-start-delay-ms', option: 'podStartDelayMs', kind: 'int', arg: 'N', help: 'Pending → Running delay (default 50)' },
   { name: 'job-run-ms', option: 'jobRunMs', kind: 'int', arg: 'N', help: "how long a Job's pod runs (default 1000)" },

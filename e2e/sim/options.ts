@@ -13,7 +13,7 @@ export function resolveOptions(opts: SimOptions = {}): SimConfig {
     port: opts.port ?? 0,
     nodes: opts.nodes ?? 3,
     watchList: opts.watchList ?? true,
-    protobuf: opts.protobuf ?? false,
+    protobuf: opts.protobuf ?? true,
     historyWindow: opts.historyWindow ?? 1000,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     continueTtlMs: opts.continueTtlMs ?? 300_000,

@@ -1,4 +1,4 @@
-// Pods as Kubernetes protobuf (`protobuf: true`), as kube-apiserver v1.37.2 answers a client that
+// Pods as Kubernetes protobuf (the default; `protobuf: false` turns it off), as kube-apiserver v1.37.2 answers a client that
 // asks for `application/vnd.kubernetes.protobuf` first (docs/kube-api.md "Protobuf responses"): a
 // LIST page as `k8s\0` + Unknown{PodList}, a streaming list and a watch as length-prefixed
 // WatchEvent frames. Each pod read back by the request-body decoder (protobuf.ts, checked against
@@ -8,12 +8,13 @@ import { describe, expect, it } from 'vitest'
 import { decodeKubeProtobuf } from './http/protobuf.ts'
 import { useSimulator } from './test-client.ts'
 
-const t = useSimulator({ nodes: 2, controllers: false, protobuf: true }, 'sim-pb-')
+const t = useSimulator({ nodes: 2, controllers: false }, 'sim-pb-')
+const off = useSimulator({ nodes: 1, controllers: false, protobuf: false }, 'sim-pb-off-')
 const PROTOBUF_FIRST = 'application/vnd.kubernetes.protobuf, application/json'
 
-function get(path: string, accept: string): Promise<{ status: number; type: string | undefined; body: Buffer }> {
+function get(path: string, accept: string, sim = t.sim): Promise<{ status: number; type: string | undefined; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = https.request(new URL(path, t.sim.url), { headers: { Authorization: `Bearer ${t.sim.token}`, Accept: accept }, rejectUnauthorized: false }, (res) => {
+    const req = https.request(new URL(path, sim.url), { headers: { Authorization: `Bearer ${sim.token}`, Accept: accept }, rejectUnauthorized: false }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (d: Buffer) => chunks.push(d))
       res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body: Buffer.concat(chunks) }))
@@ -111,6 +112,10 @@ describe('the simulator answers pods as protobuf to a client that asks for it fi
       const res = await get(path!, accept!)
       expect([path, res.status, res.type]).toEqual([path, 200, 'application/json'])
     }
+    // protobuf: false answers pods as JSON too.
+    off.sim.bulk.createPods(2, { namespace: 'off' })
+    const res = await get('/api/v1/namespaces/off/pods', PROTOBUF_FIRST, off.sim)
+    expect([res.status, res.type, JSON.parse(res.body.toString()).items.length]).toEqual([200, 'application/json', 2])
   })
 })
 

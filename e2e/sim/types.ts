@@ -14,7 +14,7 @@ export interface SimOptions {
   /**
    * Pods' lists and watches (streaming lists included) answered as Kubernetes protobuf to a client
    * whose `Accept` asks for `application/vnd.kubernetes.protobuf` first, as kube-apiserver does
-   * (default false: JSON always). Errors stay JSON.
+   * (default true; false: JSON always). Errors stay JSON.
    */
   protobuf?: boolean
   /** Events kept per resource for watch resume (default 1000); an older RV gets an in-stream 410. */
