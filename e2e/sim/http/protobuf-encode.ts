@@ -4,10 +4,10 @@
 // whose object's raw bytes are `k8s\0` + Unknown{Pod}. Encoded from the JSON objects by the field
 // table of protobuf.ts; fields outside the table are left out (the real server would send them).
 import { Buffer } from 'node:buffer'
-import { SCHEMA, type FieldSpec } from './protobuf.ts'
+import { MAGIC as MAGIC_BYTES, SCHEMA, type FieldSpec } from './protobuf.ts'
 
 export const PROTOBUF_WATCH_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf;stream=watch'
-const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00])
+const MAGIC = Buffer.from(MAGIC_BYTES)
 
 /** Bytes of protobuf wire format, written forward. */
 class WireWriter {
@@ -49,12 +49,15 @@ class WireWriter {
   }
 }
 
+/** Each message's fields in field-number order, as Go's marshaller writes them. */
+const ORDERED = new Map([...SCHEMA].map(([message, fields]) => [message, [...fields].sort((a, b) => a[0] - b[0])]))
+
 /** One message of the table from its JSON form: every field present in `obj` and in the table. */
 export function encodeMessage(message: string, obj: Record<string, unknown>): Buffer {
-  const fields = SCHEMA.get(message)
+  const fields = ORDERED.get(message)
   if (!fields) throw new Error(`no protobuf table for ${message}`)
   const w = new WireWriter()
-  for (const [n, spec] of [...fields].sort((a, b) => a[0] - b[0])) {
+  for (const [n, spec] of fields) {
     const value = obj[spec.name]
     if (value === undefined || value === null) continue
     if (spec.map) {
@@ -128,7 +131,7 @@ export function envelope(apiVersion: string, kind: string, raw: Uint8Array): Buf
   return Buffer.concat([MAGIC, u.finish()])
 }
 
-/** A PodList body: `items` are Pod messages (protobufItem of each entry). */
+/** A PodList body: `items` are Pod messages ({@link podItem} of each entry). */
 export function podListBody(listMeta: Record<string, unknown>, items: readonly Uint8Array[]): Buffer {
   const w = new WireWriter()
   w.bytes(1, encodeMessage('ListMeta', listMeta))

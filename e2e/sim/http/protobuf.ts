@@ -9,7 +9,8 @@ export class ProtobufDecodeError extends Error {
   override name = 'ProtobufDecodeError'
 }
 
-const MAGIC = [0x6b, 0x38, 0x73, 0x00] // "k8s\0"
+/** The envelope's first bytes, "k8s\0". */
+export const MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x00]
 const WIRE_VARINT = 0
 const WIRE_FIXED64 = 1
 const WIRE_BYTES = 2
