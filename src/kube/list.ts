@@ -6,7 +6,7 @@ import type { KubeClient } from './client.ts'
 import { KubeDecodeError } from './errors.ts'
 import { isProtobuf } from './pod-proto.ts'
 import { ProtoDecodeError } from './proto-wire.ts'
-import { PROTOBUF_FIRST, type KubeObject, type ResourceSpec } from './resources.ts'
+import { acceptOf, type KubeObject, type ResourceSpec } from './resources.ts'
 import { JsonScanError } from './json-skip.ts'
 import type { ScannedList } from './pod-scanner.ts'
 import { responseError } from './status.ts'
@@ -67,7 +67,7 @@ export async function fetchListPage<T extends KubeObject>(
   if (req.continueToken) query += `&continue=${encodeURIComponent(req.continueToken)}`
   const clock = req.clock ?? systemClock
   const what = `${spec.name} LIST ${req.continueToken ? 'continue page' : 'first page'} (limit ${req.limit})`
-  const accept = spec.proto !== undefined && client.encoding === 'protobuf' ? PROTOBUF_FIRST : spec.listAccept
+  const accept = acceptOf(spec, client.encoding, spec.listAccept)
   const res = await client.get(spec.path + query, { accept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock, bulk: true })
   if (res.status !== 200) throw await responseError(res, clock.now())
   const listed = !req.relist

@@ -42,7 +42,12 @@ export interface ResourceSpec<T extends KubeObject> {
 }
 
 /** `Accept` of a resource with a protobuf reader, when the client asks for protobuf. */
-export const PROTOBUF_FIRST = `${PROTOBUF},application/json`
+const PROTOBUF_FIRST = `${PROTOBUF},application/json`
+
+/** The `Accept` of a LIST or WATCH of `spec`: protobuf first where it has a reader and the client asks for it, else `json`. */
+export function acceptOf(spec: { readonly proto?: unknown }, encoding: 'protobuf' | 'json' | undefined, json: string): string {
+  return spec.proto !== undefined && encoding === 'protobuf' ? PROTOBUF_FIRST : json
+}
 
 /** The collections' paths, by stream. */
 export const RESOURCE_PATHS = {

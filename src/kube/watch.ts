@@ -11,7 +11,7 @@ import { ByteFrameFramer } from './frames.ts'
 import { ByteLineFramer, lineText } from './lines.ts'
 import { isProtobuf, type ProtoScanner } from './pod-proto.ts'
 import { ProtoDecodeError } from './proto-wire.ts'
-import { PROTOBUF_FIRST, type KubeObject, type ResourceSpec } from './resources.ts'
+import { acceptOf, type KubeObject, type ResourceSpec } from './resources.ts'
 import { JsonScanError } from './json-skip.ts'
 import type { ByteScanner, ScannedLine } from './pod-scanner.ts'
 import type { WatchItem } from './watch-item.ts'
@@ -101,7 +101,7 @@ export async function openWatch<T extends KubeObject>(
   const what = req.streamingList
     ? `${spec.name} streaming list (timeoutSeconds ${req.timeoutSeconds})`
     : `${spec.name} watch from resourceVersion ${req.resourceVersion ?? ''} (timeoutSeconds ${req.timeoutSeconds})`
-  const accept = spec.proto !== undefined && client.encoding === 'protobuf' ? PROTOBUF_FIRST : spec.watchAccept
+  const accept = acceptOf(spec, client.encoding, spec.watchAccept)
   const res = await client.get(spec.path + query, { accept, signal: req.signal, idleTimeoutMs: req.idleTimeoutMs, what, clock, bulk: req.streamingList })
   if (res.status !== 200) throw await responseError(res, clock.now())
 
